@@ -1,0 +1,127 @@
+"""``python -m flip``: simulate random games and measure the engine's speed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from .engine import apply, legal_actions, new_game
+from .state import SINGLE_ROUND, TARGET, Options
+
+
+class Progress:
+    """A one-line progress bar on stderr (the engine depends on nothing)."""
+
+    def __init__(self, total: int, label: str, stream: TextIO = sys.stderr) -> None:
+        self.total = max(total, 1)
+        self.label = label
+        self.stream = stream
+        self.started = time.perf_counter()
+        self.shown = -1
+
+    def update(self, done: int) -> None:
+        percent = done * 100 // self.total
+        if percent == self.shown and done != self.total:
+            return
+        self.shown = percent
+        width = 30
+        filled = width * done // self.total
+        elapsed = time.perf_counter() - self.started
+        self.stream.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
+            f"{done}/{self.total} {elapsed:6.1f}s"
+        )
+        if done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def simulate(games: int, players: int, seed: str, scoring: str, target: int) -> dict[str, Any]:
+    """Play ``games`` random legal games and count what happened."""
+    options = Options(seats=players, scoring=scoring, target=target)
+    totals = {"rounds": 0, "actions": 0, "flips": 0, "blocked_rounds": 0, "reshuffles": 0}
+    progress = Progress(games, "simulate")
+    started = time.perf_counter()
+    for index in range(games):
+        rng = random.Random(f"{seed}:{index}")
+        state, events = new_game(options, f"{seed}:{index}")
+        while True:
+            for event in events:
+                kind = event["type"]
+                if kind == "flip":
+                    totals["flips"] += 1
+                elif kind == "shuffle" and event["reason"] == "reshuffle":
+                    totals["reshuffles"] += 1
+                elif kind == "round_end":
+                    totals["rounds"] += 1
+                    totals["blocked_rounds"] += event["result"]["blocked"]
+            if state.over:
+                break
+            seat = state.current
+            action = rng.choice(legal_actions(state, seat))
+            state, events = apply(state, seat, action, inplace=True)
+            totals["actions"] += 1
+        progress.update(index + 1)
+    elapsed = time.perf_counter() - started
+    return {
+        "games": games,
+        "players": players,
+        **totals,
+        "mean_actions_per_game": totals["actions"] / games if games else 0.0,
+        "games_per_s": games / elapsed if elapsed else 0.0,
+    }
+
+
+def bench(players: int, seconds: float, seed: str) -> dict[str, Any]:
+    """Random legal play (choose a legal action, apply it, repeat) for ``seconds``."""
+    options = Options(seats=players)
+    rng = random.Random(seed)
+    actions = games = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        state, _ = new_game(options, f"{seed}:{games}")
+        while not state.over:
+            seat = state.current
+            apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
+            actions += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return {
+        "players": players,
+        "seconds": round(elapsed, 3),
+        "games": games,
+        "actions": actions,
+        "actions_per_s": round(actions / elapsed),
+        "games_per_s": round(games / elapsed, 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m flip", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sim = commands.add_parser("simulate", help="play random legal games, print a JSON summary")
+    sim.add_argument("--games", type=int, default=1000)
+    sim.add_argument("--players", type=int, default=4)
+    sim.add_argument("--seed", default="0")
+    sim.add_argument("--target", type=int, choices=(250, 500, 1000), default=None)
+
+    ben = commands.add_parser("bench", help="measure random legal play, print one JSON line")
+    ben.add_argument("--players", type=int, default=4)
+    ben.add_argument("--seconds", type=float, default=5.0)
+    ben.add_argument("--seed", default="bench")
+
+    args = parser.parse_args(argv)
+    if args.command == "simulate":
+        scoring = SINGLE_ROUND if args.target is None else TARGET
+        summary = simulate(args.games, args.players, args.seed, scoring, args.target or 500)
+        print(json.dumps(summary, indent=2))
+    else:
+        print(json.dumps(bench(args.players, args.seconds, args.seed)))
+    return 0

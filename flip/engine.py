@@ -1,0 +1,763 @@
+"""The rules: setting up a game, legal actions, applying an action.
+
+The public functions are pure: ``apply`` works on a private copy and returns
+it with the events the action caused; the state passed in is never touched.
+``apply(..., inplace=True)`` skips the copy for simulations that own their
+state.
+
+Randomness is an input. Every shuffle draws from a generator seeded from the
+game's secret seed and the shuffle's number, and its result is written into
+the events (``{"type": "shuffle", ...}``), so a game record replays without
+any generator: pass the recorded orders as ``shuffles=`` instead.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import (
+    CARDS_BY_FACE,
+    COLOR_OF,
+    COLORS,
+    DARK,
+    DECK_SIZE,
+    DRAW_FIVE,
+    DRAW_ONE,
+    FLIP,
+    KEY_OF,
+    KIND_OF,
+    LIGHT,
+    NO_COLOR,
+    PENALTIES,
+    POINTS_OF,
+    RESTRICTED_OF,
+    REVERSE,
+    SIDE_COLORS,
+    SKIP,
+    SKIP_EVERYONE,
+    WILD_DRAW_COLOR,
+    WILD_DRAW_TWO,
+    hand_points,
+    sorted_hand,
+)
+from .errors import RuleError
+from .state import PENDING_COLOR, PENDING_DRAWN, SINGLE_ROUND, GameState, Options
+
+PLAY = "play"
+DRAW = "draw"
+CHOOSE_COLOR = "choose_color"
+PASS = "pass"
+LEAVE = "leave"
+ACTION_TYPES = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
+
+HAND_SIZE = 7
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing a seat does. ``card`` and ``color`` are -1 when not used."""
+
+    type: str
+    card: int = -1
+    color: int = NO_COLOR
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        if self.card >= 0:
+            data["card"] = self.card
+        if self.color != NO_COLOR:
+            data["color"] = COLORS[self.color]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Action:
+        color = data.get("color")
+        return cls(
+            type=data["type"],
+            card=data.get("card", -1),
+            color=NO_COLOR if color is None else COLORS.index(color),
+        )
+
+
+DRAW_ACTION = Action(DRAW)
+PASS_ACTION = Action(PASS)
+LEAVE_ACTION = Action(LEAVE)
+
+
+class _Shuffler:
+    """Where shuffles come from: the game's seeded generators, or a record."""
+
+    __slots__ = ("recorded",)
+
+    def __init__(self, recorded: Iterator[list[int]] | None) -> None:
+        self.recorded = recorded
+
+    def shuffle(self, s: GameState, cards: list[int], reason: str, events: list[Event]) -> list[int]:
+        """Return ``cards`` shuffled, as a pile ordered bottom to top."""
+        if self.recorded is None:
+            order = cards[:]
+            random.Random(f"{s.seed}:{s.shuffles}").shuffle(order)
+        else:
+            try:
+                order = list(next(self.recorded))
+            except StopIteration:
+                raise ValueError("the record holds fewer shuffles than the game needs") from None
+            if sorted(order) != sorted(cards):
+                raise ValueError("a recorded shuffle does not hold the cards being shuffled")
+        s.shuffles += 1
+        # Events and records list a pile top first: the order cards come off it.
+        events.append({"type": "shuffle", "reason": reason, "round": s.round, "order": order})
+        return order[::-1]
+
+
+_SEEDED = _Shuffler(None)
+
+
+# ----------------------------------------------------------------------------
+# Setting up
+
+
+def new_game(
+    options: Options, seed: str, *, shuffles: Iterator[list[int]] | None = None
+) -> tuple[GameState, list[Event]]:
+    """Seat everyone and deal the first round.
+
+    >>> state, events = new_game(Options(seats=3), seed="doc")
+    >>> [len(hand) for hand in state.hands], len(state.draw)
+    ([7, 7, 7], 90)
+    """
+    s = GameState(
+        options=options,
+        seed=seed,
+        active=[True] * options.seats,
+        scores=[0] * options.seats,
+        left_points=[None] * options.seats,
+        hands=[[] for _ in range(options.seats)],
+    )
+    events: list[Event] = []
+    shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
+    s.dealer = 0
+    _deal(s, shuffler, events)
+    return s, events
+
+
+def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
+    """Start a round: shuffle, deal seven each one at a time, turn the starter."""
+    s.round += 1
+    s.side = LIGHT
+    s.flips = 0
+    s.direction = 1
+    s.pending = None
+    s.drawn = -1
+    s.passed = []
+    s.hands = [[] for _ in range(s.seats)]
+    s.discard = []
+    s.draw = shuffler.shuffle(s, list(range(DECK_SIZE)), "deal", events)
+    first = _next(s, s.dealer)
+    events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
+    for _ in range(HAND_SIZE):
+        seat = first
+        while True:
+            s.hands[seat].append(s.draw.pop())
+            seat = _next(s, seat)
+            if seat == first:
+                break
+    while True:
+        starter = s.draw.pop()
+        kind = KIND_OF[LIGHT][starter]
+        if kind not in (WILD_DRAW_TWO, FLIP):
+            break
+        # A Wild Draw 2 or a Flip can never start: back in, reshuffle, turn again.
+        events.append({"type": "starter_returned", "card": starter})
+        s.draw.append(starter)
+        s.draw = shuffler.shuffle(s, s.draw, "starter", events)
+    s.discard.append(starter)
+    events.append({"type": "starter", "card": starter})
+    s.turn += 1
+    s.color = COLOR_OF[LIGHT][starter]
+    if s.color == NO_COLOR:  # a plain Wild: the first player chooses, then plays
+        s.current = first
+        s.pending = PENDING_COLOR
+    elif kind == DRAW_ONE:
+        _draw_cards(s, first, 1, shuffler, events, "penalty")
+        s.current = _next(s, first)
+    elif kind == SKIP:
+        s.current = _next(s, first)
+    elif kind == REVERSE:
+        # Three or more: play turns around and the dealer goes first. Two, as
+        # a Skip: the dealer goes first too; with the option off it turns round.
+        if not (s.players_left == 2 and s.options.two_seat_reverse_skips):
+            s.direction = -1
+        s.current = s.dealer
+    else:
+        s.current = first
+
+
+# ----------------------------------------------------------------------------
+# Reading the state
+
+
+def _next(s: GameState, seat: int) -> int:
+    """The next seat still in the game after ``seat``, in the direction of play."""
+    n = s.options.seats
+    active = s.active
+    step = s.direction
+    seat = (seat + step) % n
+    while not active[seat]:
+        seat = (seat + step) % n
+    return seat
+
+
+def can_draw(s: GameState) -> bool:
+    """True when a card can be drawn, reshuffling the discard pile if needed."""
+    return bool(s.draw) or len(s.discard) > 1
+
+
+def refusal(s: GameState, seat: int, card: int) -> str | None:
+    """Why ``seat`` may not play ``card`` now, or None when it may.
+
+    This is the one place that decides whether a card can be played: legal
+    actions, validation, views and the timeout move all ask it.
+    """
+    if s.over:
+        return "game_over"
+    if not s.active[seat]:
+        return "seat_not_in_game"
+    if seat != s.current:
+        return "not_your_turn"
+    if card not in s.hands[seat]:
+        return "card_not_in_hand"
+    if s.pending == PENDING_COLOR:
+        return "color_must_be_chosen_first"
+    if s.pending == PENDING_DRAWN:
+        return None if card == s.drawn else "must_play_drawn_card"
+    return _match_refusal(s, s.hands[seat], card)
+
+
+def _match_refusal(s: GameState, hand: list[int], card: int) -> str | None:
+    side = s.side
+    colors = COLOR_OF[side]
+    color = colors[card]
+    if color == NO_COLOR:
+        if RESTRICTED_OF[side][card]:
+            in_play = s.color
+            for c in hand:
+                if colors[c] == in_play:
+                    return "restricted_wild_blocked"
+        return None
+    if color == s.color:
+        return None
+    keys = KEY_OF[side]
+    if keys[card] == keys[s.discard[-1]]:
+        return None
+    return "card_does_not_match"
+
+
+def _playable(s: GameState, hand: list[int]) -> list[int]:
+    """The cards of ``hand`` that match now (no pending decision)."""
+    side = s.side
+    colors = COLOR_OF[side]
+    keys = KEY_OF[side]
+    in_play = s.color
+    top_key = keys[s.discard[-1]]
+    out: list[int] = []
+    restricted: list[int] = []
+    holds_color = False
+    for c in hand:
+        color = colors[c]
+        if color == NO_COLOR:
+            if RESTRICTED_OF[side][c]:
+                restricted.append(c)
+            else:
+                out.append(c)
+        elif color == in_play:
+            holds_color = True
+            out.append(c)
+        elif keys[c] == top_key:
+            out.append(c)
+    if restricted and not holds_color:
+        out.extend(restricted)
+    return out
+
+
+# Every play action, built once: ``_PLAYS[side][card]`` (a Wild once per colour).
+_PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(
+        tuple(Action(PLAY, card, color) for color in SIDE_COLORS[side])
+        if COLOR_OF[side][card] == NO_COLOR
+        else (Action(PLAY, card),)
+        for card in range(DECK_SIZE)
+    )
+    for side in (LIGHT, DARK)
+)
+_CHOOSE: tuple[tuple[Action, ...], ...] = tuple(
+    tuple(Action(CHOOSE_COLOR, color=c) for c in SIDE_COLORS[side]) for side in (LIGHT, DARK)
+)
+
+
+def legal_actions(s: GameState, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now, Wild plays once per colour.
+
+    Leaving is always allowed for a seat still in the game and is not listed.
+    """
+    if s.over or not s.active[seat] or seat != s.current:
+        return []
+    plays = _PLAYS[s.side]
+    if s.pending is not None:
+        if s.pending == PENDING_COLOR:
+            return list(_CHOOSE[s.side])
+        return list(plays[s.drawn])
+    playable = _playable(s, s.hands[seat])
+    if playable:
+        out: list[Action] = []
+        for card in playable:
+            out.extend(plays[card])
+        return out
+    return [DRAW_ACTION] if can_draw(s) else [PASS_ACTION]
+
+
+def check(s: GameState, seat: int, action: Action) -> None:
+    """Raise ``RuleError`` when ``seat`` may not take ``action`` now."""
+    if s.over:
+        raise RuleError("game_over")
+    if not 0 <= seat < s.seats or not s.active[seat]:
+        raise RuleError("seat_not_in_game")
+    kind = action.type
+    if kind == LEAVE:
+        return
+    if kind not in ACTION_TYPES:
+        raise RuleError("unknown_action")
+    if seat != s.current:
+        raise RuleError("not_your_turn")
+    side_colors = SIDE_COLORS[s.side]
+    if kind == CHOOSE_COLOR:
+        if s.pending != PENDING_COLOR:
+            raise RuleError("no_color_to_choose")
+        if action.color == NO_COLOR:
+            raise RuleError("color_required")
+        if action.color not in side_colors:
+            raise RuleError("color_not_in_side")
+        return
+    if s.pending == PENDING_COLOR:
+        raise RuleError("color_must_be_chosen_first")
+    if kind == PLAY:
+        reason = refusal(s, seat, action.card)
+        if reason is not None:
+            raise RuleError(reason)
+        if COLOR_OF[s.side][action.card] == NO_COLOR:
+            if action.color == NO_COLOR:
+                raise RuleError("color_required")
+            if action.color not in side_colors:
+                raise RuleError("color_not_in_side")
+        elif action.color != NO_COLOR:
+            raise RuleError("color_not_allowed")
+        return
+    if s.pending == PENDING_DRAWN:
+        raise RuleError("must_play_drawn_card")
+    if _playable(s, s.hands[seat]):
+        raise RuleError("must_play_when_able")
+    if kind == DRAW and not can_draw(s):
+        raise RuleError("nothing_to_draw")
+    if kind == PASS and can_draw(s):
+        raise RuleError("must_draw_first")
+
+
+# ----------------------------------------------------------------------------
+# Changing the state
+
+
+def apply(
+    s: GameState,
+    seat: int,
+    action: Action,
+    *,
+    inplace: bool = False,
+    shuffles: Iterator[list[int]] | None = None,
+) -> tuple[GameState, list[Event]]:
+    """Check ``action`` for ``seat`` and return the state after it, with events.
+
+    Raises ``RuleError`` (and changes nothing) when the rules refuse it.
+    """
+    check(s, seat, action)
+    if not inplace:
+        s = s.copy()
+    events: list[Event] = []
+    shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
+    s.actions += 1
+    kind = action.type
+    if kind == PLAY:
+        _play(s, seat, action.card, action.color, shuffler, events)
+    elif kind == DRAW:
+        _draw_turn(s, seat, shuffler, events)
+    elif kind == CHOOSE_COLOR:
+        s.color = action.color
+        s.pending = None
+        events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
+    elif kind == PASS:
+        _pass(s, seat, shuffler, events)
+    else:
+        _leave(s, seat, shuffler, events)
+    return s, events
+
+
+def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
+    """Take the top card of the draw pile, reshuffling if it is empty; -1 if none."""
+    if not s.draw:
+        if len(s.discard) <= 1:
+            return -1
+        top = s.discard.pop()
+        rest = s.discard
+        s.discard = [top]
+        s.draw = shuffler.shuffle(s, rest, "reshuffle", events)
+    return s.draw.pop()
+
+
+def _draw_cards(
+    s: GameState,
+    seat: int,
+    count: int | None,
+    shuffler: _Shuffler,
+    events: list[Event],
+    reason: str,
+    until: int = NO_COLOR,
+) -> None:
+    """``seat`` draws ``count`` cards, or (count None) until a card of ``until``."""
+    hand = s.hands[seat]
+    drawn: list[int] = []
+    colors = COLOR_OF[s.side]
+    while count is None or len(drawn) < count:
+        card = _draw_one(s, shuffler, events)
+        if card < 0:
+            break  # the piles are exhausted: a short draw
+        hand.append(card)
+        drawn.append(card)
+        if count is None and colors[card] == until:
+            break
+    if drawn:
+        s.passed = []
+    events.append(
+        {"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason}
+    )
+
+
+def _start_turn(s: GameState, seat: int) -> None:
+    s.current = seat
+    s.turn += 1
+
+
+def _play(
+    s: GameState, seat: int, card: int, color: int, shuffler: _Shuffler, events: list[Event]
+) -> None:
+    side = s.side
+    hand = s.hands[seat]
+    hand.remove(card)
+    s.discard.append(card)
+    s.pending = None
+    s.drawn = -1
+    s.passed = []
+    wild = COLOR_OF[side][card] == NO_COLOR
+    s.color = color if wild else COLOR_OF[side][card]
+    kind = KIND_OF[side][card]
+    event: Event = {"type": "play", "seat": seat, "card": card, "side": side}
+    if wild:
+        event["color"] = COLORS[color]
+    events.append(event)
+
+    if not hand:
+        # The last card wins the round. A penalty still lands and is counted;
+        # nothing else takes effect, and a winning Flip does not flip.
+        if kind in PENALTIES:
+            victim = _next(s, seat)
+            _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
+        _win_round(s, seat, shuffler, events)
+        return
+
+    if kind in PENALTIES:
+        victim = _next(s, seat)
+        _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
+        events.append({"type": "turn_lost", "seat": victim})
+        _start_turn(s, _next(s, victim))
+    elif kind == SKIP:
+        victim = _next(s, seat)
+        events.append({"type": "turn_lost", "seat": victim})
+        _start_turn(s, _next(s, victim))
+    elif kind == SKIP_EVERYONE:
+        _start_turn(s, seat)
+    elif kind == REVERSE:
+        if s.players_left == 2 and s.options.two_seat_reverse_skips:
+            events.append({"type": "turn_lost", "seat": _next(s, seat)})
+            _start_turn(s, seat)
+        else:
+            s.direction = -s.direction
+            events.append({"type": "reverse", "direction": s.direction})
+            _start_turn(s, _next(s, seat))
+    elif kind == FLIP:
+        _flip(s, events)
+        _start_turn(s, _next(s, seat))
+    else:
+        _start_turn(s, _next(s, seat))
+
+
+def _flip(s: GameState, events: list[Event]) -> None:
+    s.discard.reverse()
+    s.draw.reverse()
+    s.side ^= 1
+    s.flips += 1
+    s.color = COLOR_OF[s.side][s.discard[-1]]
+    if s.color == NO_COLOR:
+        s.pending = PENDING_COLOR
+    events.append({"type": "flip", "side": s.side})
+
+
+def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+    card = _draw_one(s, shuffler, events)
+    s.hands[seat].append(card)
+    s.passed = []
+    events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
+    if _match_refusal(s, s.hands[seat], card) is None:
+        s.pending = PENDING_DRAWN
+        s.drawn = card
+    else:
+        _start_turn(s, _next(s, seat))
+
+
+def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+    events.append({"type": "pass", "seat": seat})
+    if seat not in s.passed:
+        s.passed.append(seat)
+    if _everyone_passed(s):
+        _block_round(s, shuffler, events)
+    else:
+        _start_turn(s, _next(s, seat))
+
+
+def _everyone_passed(s: GameState) -> bool:
+    return all(seat in s.passed for seat in range(s.seats) if s.active[seat])
+
+
+def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+    hand = sorted_hand(s.hands[seat], s.side)
+    s.left_points[seat] = hand_points(hand, s.side)
+    # Under the draw pile in sorted order: read from the top, the pile ends
+    # with the hand's first card and its last card is at the very bottom.
+    s.draw[:0] = hand[::-1]
+    s.hands[seat] = []
+    s.active[seat] = False
+    s.left_order.append(seat)
+    if seat in s.passed:
+        s.passed.remove(seat)
+    events.append({"type": "leave", "seat": seat, "count": len(hand)})
+    if s.players_left < 2:
+        winner = next(i for i in range(s.seats) if s.active[i])
+        result = {
+            "round": s.round,
+            "winner": winner,
+            "points": 0,
+            "side": s.side,
+            "blocked": False,
+            "interrupted": True,
+            "hands": [],
+        }
+        s.results.append(result)
+        events.append({"type": "round_end", "result": result})
+        _end_game(s, winner, events)
+        return
+    if seat == s.current:
+        if s.pending == PENDING_DRAWN:
+            s.pending = None
+            s.drawn = -1
+        # A pending colour choice passes to the next player with the turn.
+        _start_turn(s, _next(s, seat))
+    if s.passed and _everyone_passed(s):
+        _block_round(s, shuffler, events)
+
+
+def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, Any]:
+    side = s.side
+    return {
+        "round": s.round,
+        "winner": winner,
+        "points": points,
+        "side": side,
+        "blocked": winner is None,
+        "interrupted": False,
+        "hands": [
+            {"seat": i, "cards": sorted_hand(s.hands[i], side), "points": hand_points(s.hands[i], side)}
+            for i in range(s.seats)
+            if s.active[i]
+        ],
+    }
+
+
+def _win_round(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+    side = s.side
+    points = sum(hand_points(s.hands[i], side) for i in range(s.seats) if i != seat)
+    s.scores[seat] += points
+    result = _round_result(s, seat, points)
+    s.results.append(result)
+    events.append({"type": "round_end", "result": result})
+    if s.options.scoring == SINGLE_ROUND or s.scores[seat] >= s.options.target:
+        _end_game(s, seat, events)
+    else:
+        _next_round(s, shuffler, events)
+
+
+def _block_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
+    result = _round_result(s, None, 0)
+    s.results.append(result)
+    events.append({"type": "round_end", "result": result})
+    if s.options.scoring == SINGLE_ROUND:
+        _end_game(s, None, events)
+    else:
+        _next_round(s, shuffler, events)
+
+
+def _next_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
+    s.direction = 1
+    s.dealer = _next(s, s.dealer)
+    _deal(s, shuffler, events)
+
+
+def _end_game(s: GameState, winner: int | None, events: list[Event]) -> None:
+    s.over = True
+    s.winner = winner
+    s.pending = None
+    s.drawn = -1
+    s.ranking = ranking(s)
+    events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
+
+
+def ranking(s: GameState) -> list[dict[str, Any]]:
+    """The final ranking: stayers before leavers, the winner first, then by
+    score, then by fewer points left in hand in the last round; equals share."""
+    last = s.results[-1] if s.results else None
+    in_hand: dict[int, int] = {}
+    if last is not None and last["round"] == s.round:
+        in_hand = {h["seat"]: h["points"] for h in last["hands"]}
+
+    def left_in_hand(seat: int) -> int:
+        if seat in in_hand:
+            return in_hand[seat]
+        points = s.left_points[seat]
+        return points if points is not None else hand_points(s.hands[seat], s.side)
+
+    def key(seat: int) -> tuple[int, int, int, int]:
+        return (
+            0 if s.active[seat] else 1,
+            0 if seat == s.winner else 1,
+            -s.scores[seat],
+            left_in_hand(seat),
+        )
+
+    seats = sorted(range(s.seats), key=lambda i: (key(i), i))
+    out: list[dict[str, Any]] = []
+    for position, seat in enumerate(seats):
+        rank = position + 1
+        if position and key(seats[position - 1]) == key(seat):
+            rank = out[-1]["rank"]
+        out.append(
+            {
+                "seat": seat,
+                "rank": rank,
+                "score": s.scores[seat],
+                "left": not s.active[seat],
+                "points_in_hand": left_in_hand(seat),
+            }
+        )
+    return out
+
+
+# ----------------------------------------------------------------------------
+# The timeout move (PRODUCT.md ruling 4)
+
+
+def preferred_color(s: GameState, hand: list[int]) -> int:
+    """The side's colour the hand holds most of; ties go to the side's first."""
+    colors = COLOR_OF[s.side]
+    counts = dict.fromkeys(SIDE_COLORS[s.side], 0)
+    for c in hand:
+        if colors[c] != NO_COLOR:
+            counts[colors[c]] += 1
+    best = SIDE_COLORS[s.side][0]
+    for color in SIDE_COLORS[s.side]:
+        if counts[color] > counts[best]:
+            best = color
+    return best
+
+
+def timeout_action(s: GameState) -> Action:
+    """The plain legal move the table makes for the seat to act when time runs out.
+
+    A colour first if one is needed; else the playable card worth the most
+    points (ties: first in sorted hand order), a Wild taking the colour the
+    hand holds most of; else a draw; else a pass.
+    """
+    seat = s.current
+    hand = s.hands[seat]
+    if s.over:
+        raise RuleError("game_over")
+    if s.pending == PENDING_COLOR:
+        return Action(CHOOSE_COLOR, color=preferred_color(s, hand))
+    if s.pending == PENDING_DRAWN:
+        candidates = [s.drawn]
+    else:
+        candidates = _playable(s, hand)
+    if candidates:
+        points = POINTS_OF[s.side]
+        best = max(sorted_hand(candidates, s.side), key=lambda c: points[c])
+        if COLOR_OF[s.side][best] == NO_COLOR:
+            rest = [c for c in hand if c != best]
+            return Action(PLAY, best, preferred_color(s, rest))
+        return Action(PLAY, best)
+    return DRAW_ACTION if can_draw(s) else PASS_ACTION
+
+
+# ----------------------------------------------------------------------------
+# Helpers for tests and tools
+
+
+def cards_with_faces(codes: list[str], taken: set[int] | None = None) -> list[int]:
+    """Physical cards carrying the given face codes, each card used once.
+
+    Used to stack decks for worked examples. Codes may name either side.
+    """
+    used = set() if taken is None else taken
+    out: list[int] = []
+    for code in codes:
+        for card in CARDS_BY_FACE[code]:
+            if card not in used:
+                used.add(card)
+                out.append(card)
+                break
+        else:
+            raise ValueError(f"no card left with face {code!r}")
+    return out
+
+
+__all__ = [
+    "ACTION_TYPES",
+    "CHOOSE_COLOR",
+    "DARK",
+    "DRAW",
+    "LEAVE",
+    "LIGHT",
+    "PASS",
+    "PLAY",
+    "Action",
+    "Event",
+    "apply",
+    "can_draw",
+    "check",
+    "legal_actions",
+    "new_game",
+    "ranking",
+    "refusal",
+    "timeout_action",
+    "DRAW_FIVE",
+    "WILD_DRAW_COLOR",
+]

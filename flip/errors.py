@@ -1,0 +1,45 @@
+"""Refusals. Every refused action raises a ``RuleError`` with a stable code.
+
+A refused action changes nothing: the engine checks everything before it
+touches a copy of the state, and the caller's state is never touched at all.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: code -> the sentence a person reads.
+MESSAGES: Final[dict[str, str]] = {
+    "game_over": "The game is over; no more moves can be made.",
+    "seat_not_in_game": "That seat is not taking part in this game.",
+    "not_your_turn": "It is not your turn.",
+    "unknown_action": "That is not an action of this game.",
+    "card_not_in_hand": "That card is not in your hand.",
+    "card_does_not_match": (
+        "That card matches neither the colour in play nor the top card's number or action."
+    ),
+    "restricted_wild_blocked": (
+        "You may only play this Wild when you hold no card of the colour in play."
+    ),
+    "must_play_drawn_card": "You drew a playable card and must play it now.",
+    "must_play_when_able": "You hold a playable card, so you must play one instead.",
+    "nothing_to_draw": "There is nothing left to draw; you may only pass.",
+    "must_draw_first": "You cannot pass while there is a card to draw.",
+    "color_required": "Choose a colour for this Wild.",
+    "color_not_in_side": "That colour is not a colour of the side in play.",
+    "color_not_allowed": "Only a Wild takes a colour.",
+    "color_must_be_chosen_first": "A colour must be chosen before anything else is played.",
+    "no_color_to_choose": "There is no colour to choose now.",
+}
+
+
+class RuleError(Exception):
+    """The rules refuse an action. ``code`` is stable; ``message`` is for people."""
+
+    def __init__(self, code: str, message: str | None = None) -> None:
+        self.code = code
+        self.message = message or MESSAGES.get(code, code)
+        super().__init__(f"{code}: {self.message}")
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "detail": self.message}

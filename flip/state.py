@@ -1,0 +1,191 @@
+"""The one state value that holds a whole game, and its options.
+
+Piles are lists ordered bottom to top, so the top card is ``pile[-1]`` and a
+draw is ``pile.pop()``. A ``GameState`` round-trips through ``to_dict`` and
+``from_dict`` (plain JSON types) without loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SINGLE_ROUND = "single"
+TARGET = "target"
+TARGETS = (250, 500, 1000)
+
+PENDING_COLOR = "choose_color"  # a colour must be chosen before the turn goes on
+PENDING_DRAWN = "play_drawn"  # the card just drawn is playable and must be played
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Fixed when the table is set up; they apply to everyone for the whole game."""
+
+    seats: int = 4
+    two_seat_reverse_skips: bool = True
+    scoring: str = SINGLE_ROUND
+    target: int = 500
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.seats, int) or not 2 <= self.seats <= 10:
+            raise ValueError("a table has 2 to 10 seats")
+        if self.scoring not in (SINGLE_ROUND, TARGET):
+            raise ValueError("scoring is 'single' or 'target'")
+        if self.target not in TARGETS:
+            raise ValueError("the target score is 250, 500 or 1000")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seats": self.seats,
+            "two_seat_reverse_skips": self.two_seat_reverse_skips,
+            "scoring": self.scoring,
+            "target": self.target,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Options:
+        return cls(
+            seats=data["seats"],
+            two_seat_reverse_skips=data["two_seat_reverse_skips"],
+            scoring=data["scoring"],
+            target=data["target"],
+        )
+
+
+@dataclass(slots=True)
+class GameState:
+    """Everything about one game. Treat a state you did not create as read-only.
+
+    ``seed`` is secret while the game runs: it keys shuffles and view handles.
+    ``shuffles`` counts the shuffles made so far, so each shuffle draws from
+    its own generator and a state alone is enough to continue a game.
+    """
+
+    options: Options
+    seed: str
+    shuffles: int = 0
+    round: int = 0
+    dealer: int = 0
+    side: int = 0
+    hands: list[list[int]] = field(default_factory=list)
+    draw: list[int] = field(default_factory=list)
+    discard: list[int] = field(default_factory=list)
+    color: int = -1
+    direction: int = 1
+    current: int = 0
+    pending: str | None = None
+    drawn: int = -1
+    active: list[bool] = field(default_factory=list)
+    passed: list[int] = field(default_factory=list)
+    turn: int = 0
+    flips: int = 0
+    actions: int = 0
+    scores: list[int] = field(default_factory=list)
+    left_points: list[int | None] = field(default_factory=list)
+    left_order: list[int] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    over: bool = False
+    winner: int | None = None
+    ranking: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def seats(self) -> int:
+        return self.options.seats
+
+    @property
+    def players_left(self) -> int:
+        return sum(self.active)
+
+    def copy(self) -> GameState:
+        """A copy that shares nothing mutable with this state."""
+        return GameState(
+            options=self.options,
+            seed=self.seed,
+            shuffles=self.shuffles,
+            round=self.round,
+            dealer=self.dealer,
+            side=self.side,
+            hands=[h[:] for h in self.hands],
+            draw=self.draw[:],
+            discard=self.discard[:],
+            color=self.color,
+            direction=self.direction,
+            current=self.current,
+            pending=self.pending,
+            drawn=self.drawn,
+            active=self.active[:],
+            passed=self.passed[:],
+            turn=self.turn,
+            flips=self.flips,
+            actions=self.actions,
+            scores=self.scores[:],
+            left_points=self.left_points[:],
+            left_order=self.left_order[:],
+            # Results and ranking entries are never mutated once written.
+            results=self.results[:],
+            over=self.over,
+            winner=self.winner,
+            ranking=self.ranking[:],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "options": self.options.to_dict(),
+            "seed": self.seed,
+            "shuffles": self.shuffles,
+            "round": self.round,
+            "dealer": self.dealer,
+            "side": self.side,
+            "hands": [h[:] for h in self.hands],
+            "draw": self.draw[:],
+            "discard": self.discard[:],
+            "color": self.color,
+            "direction": self.direction,
+            "current": self.current,
+            "pending": self.pending,
+            "drawn": self.drawn,
+            "active": self.active[:],
+            "passed": self.passed[:],
+            "turn": self.turn,
+            "flips": self.flips,
+            "actions": self.actions,
+            "scores": self.scores[:],
+            "left_points": self.left_points[:],
+            "left_order": self.left_order[:],
+            "results": list(self.results),
+            "over": self.over,
+            "winner": self.winner,
+            "ranking": list(self.ranking),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        return cls(
+            options=Options.from_dict(data["options"]),
+            seed=data["seed"],
+            shuffles=data["shuffles"],
+            round=data["round"],
+            dealer=data["dealer"],
+            side=data["side"],
+            hands=[list(h) for h in data["hands"]],
+            draw=list(data["draw"]),
+            discard=list(data["discard"]),
+            color=data["color"],
+            direction=data["direction"],
+            current=data["current"],
+            pending=data["pending"],
+            drawn=data["drawn"],
+            active=list(data["active"]),
+            passed=list(data["passed"]),
+            turn=data["turn"],
+            flips=data["flips"],
+            actions=data["actions"],
+            scores=list(data["scores"]),
+            left_points=list(data["left_points"]),
+            left_order=list(data["left_order"]),
+            results=list(data["results"]),
+            over=data["over"],
+            winner=data["winner"],
+            ranking=list(data["ranking"]),
+        )
