@@ -1,0 +1,23 @@
+"""Settings for a developer's machine: SQLite, console e-mail, a filesystem Celery broker."""
+
+from .base import *  # noqa: F403
+from .base import BASE_DIR, env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str(
+    "DJANGO_SECRET_KEY",
+    default="django-insecure-local-only-7c1f0b2e9a4d4e6f8b3a5c7d9e1f2a3b4c5d6e7f8091a2b3",
+)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+
+# Without Redis the worker and beat still run: kombu's filesystem transport keeps
+# messages as files under .broker/ (folders created by the Celery app on start).
+_BROKER_DIR = BASE_DIR / ".broker"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        # Producer and consumer share one folder: what the web process writes, the worker reads.
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "data_folder_processed": str(_BROKER_DIR / "processed"),
+    }

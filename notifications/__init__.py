@@ -1,0 +1,1 @@
+"""Deadlines, reminders, bot turns and e-mail, run as Celery tasks."""

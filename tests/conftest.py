@@ -1,0 +1,1 @@
+"""Shared pytest fixtures. The flip tests need no database; the rest use pytest-django."""
