@@ -1,0 +1,223 @@
+"""Tables, seats, the append-only move log and idempotency records.
+
+A table's whole game lives in ``Table.state``, the snapshot that ``flip``
+reads and writes; ``Move`` rows are only ever appended, so any game can be
+audited and replayed exactly while each action costs the same however long
+the game has run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class TimeStamped(models.Model):
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class Table(TimeStamped):
+    class Status(models.TextChoices):
+        LOBBY = "lobby", "Lobby"
+        ACTIVE = "active", "Active"
+        FINISHED = "finished", "Finished"
+        ABORTED = "aborted", "Aborted"
+
+    class Scoring(models.TextChoices):
+        SINGLE = "single", "Single round"
+        TARGET = "target", "Play to a target score"
+
+    class TimeoutPolicy(models.TextChoices):
+        BOT = "bot", "A bot plays the turn"
+        LEAVE = "leave", "Treated as having left"
+
+    TARGETS = (250, 500, 1000)
+    TURN_HOURS = (12, 24, 72)
+
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    seat_count = models.PositiveSmallIntegerField()
+    two_seat_reverse_skips = models.BooleanField(default=True)
+    scoring = models.CharField(max_length=10, choices=Scoring.choices, default=Scoring.SINGLE)
+    target = models.PositiveSmallIntegerField(default=500, choices=[(t, str(t)) for t in TARGETS])
+    turn_hours = models.PositiveSmallIntegerField(
+        default=24, choices=[(h, f"{h} hours") for h in TURN_HOURS]
+    )
+    timeout_policy = models.CharField(
+        max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.BOT
+    )
+    allow_watchers = models.BooleanField(default=False)
+
+    # The game: flip's state snapshot and the number of moves in the log.
+    state = models.JSONField(null=True, blank=True, editable=False)
+    seq = models.PositiveIntegerField(default=0, editable=False)
+    # flip's turn counter: a new turn (also an extra turn) is a new deadline.
+    turn = models.PositiveIntegerField(default=0, editable=False)
+    turn_started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    deadline_at = models.DateTimeField(null=True, blank=True, editable=False)
+    remind_at = models.DateTimeField(null=True, blank=True, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(seat_count__gte=2) & Q(seat_count__lte=10), name="table_seat_count_2_10"
+            ),
+            models.CheckConstraint(
+                condition=Q(target__in=(250, 500, 1000)), name="table_target_choices"
+            ),
+            models.CheckConstraint(
+                condition=Q(turn_hours__in=(12, 24, 72)), name="table_turn_hours_choices"
+            ),
+        ]
+        indexes = [
+            # The deadline sweep reads only active tables whose instant has passed.
+            models.Index(
+                fields=["deadline_at"],
+                name="table_active_deadline",
+                condition=Q(status="active"),
+            ),
+            models.Index(
+                fields=["remind_at"],
+                name="table_active_remind",
+                condition=Q(status="active"),
+            ),
+            models.Index(fields=["status", "-created_at"], name="table_status_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Table {self.pk} ({self.status}, {self.seat_count} seats)"
+
+
+class Seat(models.Model):
+    class BotLevel(models.TextChoices):
+        EASY = "easy", "Easy"
+        NORMAL = "normal", "Normal"
+        HARD = "hard", "Hard"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
+    joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="seat_unique_number"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="seat_unique_user",
+            ),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(bot_level=""))
+                | (Q(user__isnull=True) & ~Q(bot_level="")),
+                name="seat_user_xor_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = f"bot ({self.bot_level})" if self.is_bot else str(self.user)
+        return f"Seat {self.number} of table {self.table_id}: {who}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot_level)
+
+
+class MoveQuerySet(models.QuerySet["Move"]):
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError("the move log is append-only: moves are never updated")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError("the move log is append-only: moves are never deleted")
+
+
+class Move(models.Model):
+    """One entry of a table's append-only log.
+
+    ``payload`` holds the action as flip applied it (card numbers, not
+    handles) and every event it caused, shuffle orders included; the log is
+    served only through ``flip.events_view``. On PostgreSQL a trigger refuses
+    UPDATE and DELETE (migration 0002).
+    """
+
+    class Source(models.TextChoices):
+        PLAYER = "player", "Player"
+        BOT = "bot", "Bot"
+        TIMEOUT = "timeout", "Timeout"
+        LEAVE = "leave", "Leave"
+        ADMIN = "admin", "Admin"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="moves")
+    seq = models.PositiveIntegerField()
+    round = models.PositiveSmallIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    action = models.CharField(max_length=20)
+    payload = models.JSONField()
+    source = models.CharField(max_length=10, choices=Source.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MoveQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="move_unique_table_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Move {self.seq} of table {self.table_id}: {self.action} ({self.source})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise TypeError("the move log is append-only: moves are never updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise TypeError("the move log is append-only: moves are never deleted")
+
+
+class IdempotencyKey(models.Model):
+    """The first response to a request carrying an ``Idempotency-Key`` header."""
+
+    class State(models.TextChoices):
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys"
+    )
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.RUNNING)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_user_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Idempotency key {self.key!r} of user {self.user_id} ({self.state})"

@@ -1,0 +1,18 @@
+"""Signals the games layer sends after a change has committed.
+
+``table_changed`` is sent from ``transaction.on_commit`` by the move service,
+once per committed change, with keyword arguments:
+
+- ``table_id``: the table;
+- ``seq``: the table's sequence number after the change;
+- ``turn``: flip's turn counter after the change;
+- ``new_turn``: True when a new turn started (a new deadline);
+- ``finished``: True when the change ended the game (or aborted the table).
+
+``games`` does not know who listens: ``notifications`` connects receivers
+that queue bot turns and e-mail (the dependency runs that way round).
+"""
+
+from django.dispatch import Signal
+
+table_changed = Signal()
