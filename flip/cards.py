@@ -118,7 +118,9 @@ def parse_face(code: str) -> Face:
     actions = LIGHT_ACTIONS if side == LIGHT else DARK_ACTIONS
     if rest not in actions:
         raise ValueError(f"unknown face code {code!r}")
-    return Face(code, side, color, rest, 0, _POINTS[rest], position * 100 + 10 + actions.index(rest))
+    return Face(
+        code, side, color, rest, 0, _POINTS[rest], position * 100 + 10 + actions.index(rest)
+    )
 
 
 def _load_deck() -> tuple[tuple[Face, ...], tuple[Face, ...]]:

@@ -97,7 +97,9 @@ class _Shuffler:
     def __init__(self, recorded: Iterator[list[int]] | None) -> None:
         self.recorded = recorded
 
-    def shuffle(self, s: GameState, cards: list[int], reason: str, events: list[Event]) -> list[int]:
+    def shuffle(
+        self, s: GameState, cards: list[int], reason: str, events: list[Event]
+    ) -> list[int]:
         """Return ``cards`` shuffled, as a pile ordered bottom to top."""
         if self.recorded is None:
             order = cards[:]
@@ -185,8 +187,10 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         s.pending = PENDING_COLOR
     elif kind == DRAW_ONE:
         _draw_cards(s, first, 1, shuffler, events, "penalty")
+        events.append({"type": "turn_lost", "seat": first})
         s.current = _next(s, first)
     elif kind == SKIP:
+        events.append({"type": "turn_lost", "seat": first})
         s.current = _next(s, first)
     elif kind == REVERSE:
         # Three or more: play turns around and the dealer goes first. Two, as
@@ -305,7 +309,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
 
     Leaving is always allowed for a seat still in the game and is not listed.
     """
-    if s.over or not s.active[seat] or seat != s.current:
+    if s.over or seat != s.current or not 0 <= seat < s.seats:
         return []
     plays = _PLAYS[s.side]
     if s.pending is not None:
@@ -328,10 +332,14 @@ def check(s: GameState, seat: int, action: Action) -> None:
     if not 0 <= seat < s.seats or not s.active[seat]:
         raise RuleError("seat_not_in_game")
     kind = action.type
-    if kind == LEAVE:
-        return
     if kind not in ACTION_TYPES:
         raise RuleError("unknown_action")
+    if kind != PLAY and action.card >= 0:
+        raise RuleError("card_not_allowed")
+    if kind == LEAVE:
+        if action.color != NO_COLOR:
+            raise RuleError("color_not_allowed")
+        return
     if seat != s.current:
         raise RuleError("not_your_turn")
     side_colors = SIDE_COLORS[s.side]
@@ -346,6 +354,8 @@ def check(s: GameState, seat: int, action: Action) -> None:
     if s.pending == PENDING_COLOR:
         raise RuleError("color_must_be_chosen_first")
     if kind == PLAY:
+        if action.card < 0:
+            raise RuleError("card_required")
         reason = refusal(s, seat, action.card)
         if reason is not None:
             raise RuleError(reason)
@@ -357,6 +367,8 @@ def check(s: GameState, seat: int, action: Action) -> None:
         elif action.color != NO_COLOR:
             raise RuleError("color_not_allowed")
         return
+    if action.color != NO_COLOR:
+        raise RuleError("color_not_allowed")
     if s.pending == PENDING_DRAWN:
         raise RuleError("must_play_drawn_card")
     if _playable(s, s.hands[seat]):
@@ -440,9 +452,7 @@ def _draw_cards(
             break
     if drawn:
         s.passed = []
-    events.append(
-        {"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason}
-    )
+    events.append({"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason})
 
 
 def _start_turn(s: GameState, seat: int) -> None:
@@ -549,7 +559,11 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     s.hands[seat] = []
     s.active[seat] = False
     s.left_order.append(seat)
-    if seat in s.passed:
+    if hand:
+        # The hand went under the draw pile: there is something to draw again,
+        # so earlier passes no longer make a blocked round (nothing to draw).
+        s.passed = []
+    elif seat in s.passed:
         s.passed.remove(seat)
     events.append({"type": "leave", "seat": seat, "count": len(hand)})
     if s.players_left < 2:
@@ -587,7 +601,11 @@ def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, An
         "blocked": winner is None,
         "interrupted": False,
         "hands": [
-            {"seat": i, "cards": sorted_hand(s.hands[i], side), "points": hand_points(s.hands[i], side)}
+            {
+                "seat": i,
+                "cards": sorted_hand(s.hands[i], side),
+                "points": hand_points(s.hands[i], side),
+            }
             for i in range(s.seats)
             if s.active[i]
         ],
@@ -703,10 +721,7 @@ def timeout_action(s: GameState) -> Action:
         raise RuleError("game_over")
     if s.pending == PENDING_COLOR:
         return Action(CHOOSE_COLOR, color=preferred_color(s, hand))
-    if s.pending == PENDING_DRAWN:
-        candidates = [s.drawn]
-    else:
-        candidates = _playable(s, hand)
+    candidates = [s.drawn] if s.pending == PENDING_DRAWN else _playable(s, hand)
     if candidates:
         points = POINTS_OF[s.side]
         best = max(sorted_hand(candidates, s.side), key=lambda c: points[c])

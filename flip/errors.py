@@ -25,9 +25,11 @@ MESSAGES: Final[dict[str, str]] = {
     "must_play_when_able": "You hold a playable card, so you must play one instead.",
     "nothing_to_draw": "There is nothing left to draw; you may only pass.",
     "must_draw_first": "You cannot pass while there is a card to draw.",
+    "card_required": "Say which card to play.",
+    "card_not_allowed": "Only a play names a card.",
     "color_required": "Choose a colour for this Wild.",
     "color_not_in_side": "That colour is not a colour of the side in play.",
-    "color_not_allowed": "Only a Wild takes a colour.",
+    "color_not_allowed": "Only a Wild's play or a colour choice takes a colour.",
     "color_must_be_chosen_first": "A colour must be chosen before anything else is played.",
     "no_color_to_choose": "There is no colour to choose now.",
 }

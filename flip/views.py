@@ -142,6 +142,8 @@ def view(s: GameState, seat: int | None) -> View:
     """
     if seat is None:
         return watcher_view(s)
+    if not 0 <= seat < s.seats:
+        raise ValueError(f"no seat {seat} at a table of {s.seats}")
     side = s.side
     other = side ^ 1
     out = _public(s)
