@@ -103,7 +103,9 @@ def tables_list(
     if status:
         tables = tables.filter(status=status)
     if mine:
-        tables = tables.filter(Q(seats__user=user) | Q(host=user)).distinct()
+        # A subquery, not a join: joining seats again would multiply the ``taken`` count.
+        seated = Seat.objects.filter(user=user).values("table_id")
+        tables = tables.filter(Q(pk__in=seated) | Q(host=user))
     if open_seats:
         tables = tables.filter(status=Table.Status.LOBBY).filter(taken__lt=F("seat_count"))
     return tables

@@ -15,14 +15,17 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 import flip
 
-from .errors import Conflict, Forbidden, NotFound, StaleSequence
+from .errors import Conflict, Forbidden, NotFound, ServiceError, StaleSequence
 from .models import Move, Seat, Table
 from .signals import table_changed
 
@@ -283,6 +286,26 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
         return _apply_locked(table, state, seat.number, actions, Move.Source.TIMEOUT)
 
 
+def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
+    """Claim turn ``turn``'s halfway reminder, once, and return the locked table.
+
+    Call inside ``transaction.atomic()``: the row lock is held until the
+    caller commits, so it records the reminder in the same transaction.
+    Returns None (nothing to do) unless the table is active, ``turn`` is its
+    current turn, the reminder instant has passed and the deadline has not.
+    Clears ``remind_at`` so the sweep's index stops finding the table.
+    """
+    table = _lock_table(table_id)
+    now = timezone.now()
+    if table.status != Table.Status.ACTIVE or table.turn != turn or table.remind_at is None:
+        return None
+    if table.remind_at > now or (table.deadline_at is not None and table.deadline_at <= now):
+        return None
+    table.remind_at = None
+    table.save(update_fields=["remind_at"])
+    return table
+
+
 # ----------------------------------------------------------------------------
 # The lobby
 
@@ -501,3 +524,48 @@ def user_deactivate(*, user: User) -> int:
                 _leave_locked(table, state, seat, Move.Source.ADMIN)
                 left += 1
     return left
+
+
+# ----------------------------------------------------------------------------
+# Accounts (the API's register, token and /me call these)
+
+
+def user_register(*, username: str, email: str, password: str) -> User:
+    """Create an active user; the password must pass the configured validators.
+
+    Raises ``ServiceError`` (code ``invalid``, with ``fields``) when the name
+    is taken or the password is refused; nothing is written then.
+    """
+    candidate = User(username=username, email=email)
+    try:
+        password_validation.validate_password(password, user=candidate)
+    except DjangoValidationError as exc:
+        raise ServiceError(
+            "The password is not acceptable.", code="invalid", fields={"password": exc.messages}
+        ) from None
+    taken = ServiceError(
+        "That username is taken.",
+        code="invalid",
+        fields={"username": ["A user with that username already exists."]},
+    )
+    if User.objects.filter(username__iexact=username).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, email=email, password=password)
+    except IntegrityError:
+        raise taken from None
+
+
+def user_token_obtain(*, user: User) -> str:
+    """The user's API token, created on first request."""
+    token, _ = Token.objects.get_or_create(user=user)
+    return str(token.key)
+
+
+def user_update(*, user: User, email: str | None = None) -> User:
+    """Change what a user may change about themselves: for now, the e-mail address."""
+    if email is not None and email != user.email:
+        user.email = email
+        user.save(update_fields=["email"])
+    return user

@@ -1,5 +1,22 @@
 """API v1 routes, mounted at /api/v1/ by gamenook.urls."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from .apis import accounts, tables
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("auth/register/", accounts.RegisterApi.as_view(), name="auth-register"),
+    path("auth/token/", accounts.TokenApi.as_view(), name="auth-token"),
+    path("me/", accounts.MeApi.as_view(), name="me"),
+    path("tables/", tables.TableListApi.as_view(), name="tables"),
+    path("tables/<int:table_id>/", tables.TableDetailApi.as_view(), name="table"),
+    path("tables/<int:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<int:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
+    path("tables/<int:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<int:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
+    path("tables/<int:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),
+    path("tables/<int:table_id>/actions/", tables.TableActionApi.as_view(), name="table-actions"),
+    path("tables/<int:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
+    path("tables/<int:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
+    path("tables/<int:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
+]

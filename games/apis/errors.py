@@ -1,0 +1,129 @@
+"""One error shape for the whole API: ``{"code": ..., "detail": ..., "fields": {...}}``.
+
+``exception_handler`` (registered in ``REST_FRAMEWORK``) maps service errors,
+rule refusals and DRF's own exceptions to it; ``api_not_found`` and
+``api_server_error`` answer Django's 404 and 500 under ``/api/`` the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
+from rest_framework import exceptions, serializers
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+import flip
+from games.errors import ServiceError
+
+# DRF's default codes, renamed where the API promises a plainer one.
+_CODES = {
+    "parse_error": "malformed_json",
+    "not_authenticated": "not_authenticated",
+    "authentication_failed": "authentication_failed",
+    "permission_denied": "forbidden",
+    "not_found": "not_found",
+    "method_not_allowed": "method_not_allowed",
+    "not_acceptable": "not_acceptable",
+    "unsupported_media_type": "unsupported_media_type",
+    "throttled": "throttled",
+    "invalid": "invalid",
+}
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """The body of every 4xx and 5xx answer."""
+
+    code = serializers.CharField(help_text="Stable, machine-readable code.")
+    detail = serializers.CharField(help_text="A sentence a person understands.")
+    # The metaclass takes declared fields off the class, so this does not shadow
+    # Serializer.fields at run time; mypy only sees the class body.
+    fields = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="For invalid input: the messages for each field.",
+    )
+
+
+def error_body(code: str, detail: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"code": code, "detail": detail, "fields": fields or {}}
+
+
+def _detail_text(detail: Any) -> str:
+    if isinstance(detail, list | tuple) and detail:
+        return _detail_text(detail[0])
+    if isinstance(detail, dict) and detail:
+        return _detail_text(next(iter(detail.values())))
+    return str(detail)
+
+
+def _fields(detail: Any) -> dict[str, Any]:
+    if isinstance(detail, dict):
+        return {str(k): v if isinstance(v, list | dict) else [v] for k, v in detail.items()}
+    if isinstance(detail, list):
+        return {"non_field_errors": detail}
+    return {"non_field_errors": [detail]}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Turn ``exc`` into a response in the API's error shape; None lets it become a 500."""
+    if isinstance(exc, ServiceError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+    if isinstance(exc, flip.RuleError):
+        return Response(error_body(exc.code, exc.message), status=422)
+
+    # DRF turns Django's Http404 and PermissionDenied into its own and sets the
+    # WWW-Authenticate and Retry-After headers; only the body is rewritten.
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = error_body("invalid", "The request is not valid.", _fields(exc.detail))
+        return response
+    if isinstance(exc, exceptions.APIException):
+        code = _CODES.get(exc.default_code, exc.default_code)
+        if isinstance(exc, exceptions.NotFound) and str(exc.detail) == exc.default_detail:
+            detail = "Not found."
+        else:
+            detail = _detail_text(exc.detail)
+        response.data = error_body(code, detail)
+    else:  # Http404 or PermissionDenied raised by Django code
+        code = "not_found" if response.status_code == 404 else "forbidden"
+        response.data = error_body(code, _detail_text(response.data.get("detail", "")))
+    return response
+
+
+def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """Any URL under /api/ that no view answers: a 404 in the API's shape."""
+    detail = "No such endpoint."
+    if not request.path.endswith("/"):
+        try:
+            resolved = resolve(request.path + "/")
+        except Resolver404:
+            resolved = None
+        if resolved is not None and resolved.func is not api_not_found:
+            detail = f"No such endpoint. Did you mean {request.path}/ (with the slash)?"
+    return JsonResponse(error_body("not_found", detail), status=404)
+
+
+def api_server_error(request: HttpRequest) -> HttpResponse:
+    return JsonResponse(error_body("server_error", "Something went wrong on our side."), status=500)
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 page, except under /api/ where the answer is JSON."""
+    from django.views import defaults
+
+    if request.path.startswith("/api/"):
+        return api_not_found(request)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    """Django's 500 page, except under /api/ where the answer is JSON."""
+    from django.views import defaults
+
+    if request.path.startswith("/api/"):
+        return api_server_error(request)
+    return defaults.server_error(request)

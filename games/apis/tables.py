@@ -1,0 +1,537 @@
+"""Tables: the lobby, the game as each user may see it, actions, the log and the record.
+
+Every game fact in a response comes from a flip view (``games.selectors``);
+nothing is built from the raw state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.utils.http import parse_etags
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+import flip
+from games import selectors, services
+from games.followups import run_bots_after_commit
+from games.models import Seat, Table
+from games.services import MoveResult
+
+from .common import ActionThrottle, parse_input
+from .errors import ErrorSerializer
+from .idempotency import idempotent
+
+TAG = ["tables"]
+
+
+def _errors(*codes: int) -> dict[int, Any]:
+    return {code: ErrorSerializer for code in codes}
+
+
+def _user(request: Request) -> User:
+    # IsAuthenticated has run: the user is a real one.
+    assert isinstance(request.user, User)
+    return request.user
+
+
+# ----------------------------------------------------------------------------
+# Output: the shapes every endpoint shares
+
+
+class SeatOutputSerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True, help_text="Null for a bot.")
+    bot_level = serializers.CharField(allow_null=True, help_text="Null for a person.")
+    left = serializers.BooleanField(help_text="True once the seat has left the game.")
+
+
+def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
+    return [
+        {
+            "number": seat.number,
+            "username": seat.user.username if seat.user is not None else None,
+            "bot_level": seat.bot_level or None,
+            "left": seat.left_at is not None,
+        }
+        for seat in sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
+    ]
+
+
+def _seat_rows(table: Table) -> list[Seat]:
+    if "seats" in getattr(table, "_prefetched_objects_cache", {}):
+        return list(table.seats.all())  # the list prefetched them with their users
+    return list(table.seats.select_related("user"))
+
+
+class TableOutputSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    host = serializers.CharField(source="host.username")
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    seat_count = serializers.IntegerField()
+    two_seat_reverse_skips = serializers.BooleanField()
+    scoring = serializers.ChoiceField(choices=Table.Scoring.choices)
+    target = serializers.IntegerField()
+    turn_hours = serializers.IntegerField()
+    timeout_policy = serializers.ChoiceField(choices=Table.TimeoutPolicy.choices)
+    allow_watchers = serializers.BooleanField()
+    seats = serializers.SerializerMethodField()
+    open_seats = serializers.SerializerMethodField()
+    seq = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    turn_started_at = serializers.DateTimeField(allow_null=True)
+    deadline_at = serializers.DateTimeField(allow_null=True)
+
+    def get_seats(self, table: Table) -> list[dict[str, Any]]:
+        return _seats(table)
+
+    def get_open_seats(self, table: Table) -> int:
+        if table.status != Table.Status.LOBBY:
+            return 0
+        return table.seat_count - len(_seat_rows(table))
+
+
+# Drawn from flip.view for the schema only: the API serves flip's dict as it is.
+class GameViewSchema(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a watcher.")
+    seats = serializers.IntegerField()
+    round = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    side = serializers.ChoiceField(choices=["light", "dark"])
+    color = serializers.CharField(allow_null=True)
+    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"])
+    to_act = serializers.IntegerField(allow_null=True)
+    turn = serializers.IntegerField()
+    pending = serializers.DictField(allow_null=True)
+    top = serializers.CharField(allow_null=True)
+    discard_pile = serializers.ListField(child=serializers.CharField())
+    draw_pile = serializers.DictField(
+        help_text='{"count": n}; for a seat also "top", the top card\'s other face.'
+    )
+    scores = serializers.ListField(child=serializers.IntegerField())
+    rounds = serializers.ListField(child=serializers.DictField())
+    over = serializers.BooleanField()
+    winner = serializers.IntegerField(allow_null=True)
+    ranking = serializers.ListField(child=serializers.DictField())
+    players = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='{"seat", "count", "in_game"} and, for the other seats, their visible '
+        '"faces", sorted.',
+    )
+    hand = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='Your cards: {"card": handle, "face", "playable", "refusal"?}. '
+        "Empty for a watcher.",
+    )
+    legal_actions = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='What you may send now: {"type", "card"?, "colors"?}.',
+    )
+
+
+class ViewOutputSerializer(serializers.Serializer[Any]):
+    table = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The table's sequence number; also the ETag.")
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    seats = SeatOutputSerializer(many=True)
+    deadline_at = serializers.DateTimeField(allow_null=True)
+    turn_started_at = serializers.DateTimeField(allow_null=True)
+    game = GameViewSchema(allow_null=True, help_text="Null while the table is in the lobby.")
+
+
+class MoveOutputSerializer(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    events = serializers.ListField(
+        child=serializers.DictField(), help_text="What the move caused, as you may see it."
+    )
+    view = ViewOutputSerializer()
+
+
+def _table_out(table: Table) -> dict[str, Any]:
+    return dict(TableOutputSerializer(table).data)
+
+
+_DATETIME = serializers.DateTimeField()  # the same rendering as the serializers'
+
+
+def _datetime(value: datetime | None) -> str | None:
+    return None if value is None else _DATETIME.to_representation(value)
+
+
+def _view_out(table: Table, seat: int | None, rows: list[Seat] | None = None) -> dict[str, Any]:
+    return {
+        "table": table.pk,
+        "seq": table.seq,
+        "status": table.status,
+        "seats": _seats(table, rows),
+        "deadline_at": _datetime(table.deadline_at),
+        "turn_started_at": _datetime(table.turn_started_at),
+        "game": selectors.table_view(table, seat),
+    }
+
+
+def _etag(table: Table, body: dict[str, Any] | None = None) -> str:
+    """``"<seq>"`` once the game runs; in the lobby (seq 0) seats come and go, so a digest."""
+    if table.seq > 0:
+        return f'"{table.seq}"'
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+    return f'"0-{digest[:16]}"'
+
+
+def _with_view_headers(response: Response, etag: str) -> Response:
+    response["ETag"] = etag
+    # The same URL answers each user with their own view: never share a cached copy.
+    response["Cache-Control"] = "private, no-cache"
+    response["Vary"] = "Authorization, Cookie"
+    return response
+
+
+def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, Any], str]:
+    """The answer to a move: its events as the caller sees them and the view after bots."""
+    rows = _seat_rows(result.table)
+    seat = result.moves[0].seat if result.moves else None
+    if seat is None:  # the start: the host's seat
+        seat = next(row.number for row in rows if row.user_id == user.pk)
+    events = flip.events_view(result.events, seat)
+    table = result.table
+    state = result.state
+    if not state.over and any(row.number == state.current and row.is_bot for row in rows):
+        run_bots_after_commit(table_id)
+        table = selectors.table_get(table_id)
+    view = _view_out(table, seat, rows)
+    return {"seq": result.table.seq, "events": events, "view": view}, _etag(table, view)
+
+
+class _Empty(serializers.Serializer[Any]):
+    """A body with no fields: anything sent is refused as unknown."""
+
+
+# ----------------------------------------------------------------------------
+# The lobby
+
+
+class TableListApi(APIView):
+    def get_throttles(self) -> list[Any]:
+        return [ActionThrottle()] if self.request.method == "POST" else []
+
+    class FilterSerializer(serializers.Serializer[Any]):
+        status = serializers.ChoiceField(choices=Table.Status.choices, required=False)
+        mine = serializers.BooleanField(
+            required=False, default=False, help_text="Only tables you host or hold a seat at."
+        )
+        open = serializers.BooleanField(
+            required=False, default=False, help_text="Only lobby tables with a free seat."
+        )
+        limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=200)
+        offset = serializers.IntegerField(required=False, default=0, min_value=0)
+
+    @extend_schema_serializer(component_name="TableList")
+    class ListOutputSerializer(serializers.Serializer[Any]):
+        count = serializers.IntegerField()
+        results = TableOutputSerializer(many=True)
+
+    @extend_schema_serializer(component_name="TableCreateInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        seat_count = serializers.IntegerField(min_value=2, max_value=10)
+        two_seat_reverse_skips = serializers.BooleanField(required=False, default=True)
+        scoring = serializers.ChoiceField(
+            choices=Table.Scoring.choices, required=False, default=Table.Scoring.SINGLE
+        )
+        target = serializers.ChoiceField(choices=list(Table.TARGETS), required=False, default=500)
+        turn_hours = serializers.ChoiceField(
+            choices=list(Table.TURN_HOURS), required=False, default=24
+        )
+        timeout_policy = serializers.ChoiceField(
+            choices=Table.TimeoutPolicy.choices,
+            required=False,
+            default=Table.TimeoutPolicy.BOT,
+        )
+        allow_watchers = serializers.BooleanField(required=False, default=False)
+
+    @extend_schema(
+        tags=TAG,
+        summary="List tables",
+        operation_id="tables_list",
+        parameters=[FilterSerializer],
+        responses={200: ListOutputSerializer, **_errors(400, 401)},
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        params = filters.validated_data
+        tables = selectors.tables_list(
+            user=_user(request),
+            status=params.get("status"),
+            mine=params["mine"],
+            open_seats=params["open"],
+        )
+        count = tables.count()
+        page = tables.select_related("host").prefetch_related("seats__user")[
+            params["offset"] : params["offset"] + params["limit"]
+        ]
+        return Response({"count": count, "results": [TableOutputSerializer(t).data for t in page]})
+
+    @extend_schema(
+        tags=TAG,
+        summary="Open a table; you take seat 0 and host it",
+        request=InputSerializer,
+        responses={201: TableOutputSerializer, **_errors(400, 401, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        table = services.table_create(host=_user(request), **data)
+        return Response(_table_out(table), status=status.HTTP_201_CREATED)
+
+
+class TableDetailApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="A table's options and seats (public)",
+        responses={200: TableOutputSerializer, **_errors(401, 404)},
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        return Response(_table_out(selectors.table_get(table_id)))
+
+
+class TableJoinApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Take the next free seat",
+        request=None,
+        responses={201: TableOutputSerializer, **_errors(400, 401, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        parse_input(_Empty, request.data)
+        services.table_join(table_id=table_id, user=_user(request))
+        return Response(_table_out(selectors.table_get(table_id)), status=status.HTTP_201_CREATED)
+
+
+class TableAddBotApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema_serializer(component_name="AddBotInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        level = serializers.ChoiceField(
+            choices=Seat.BotLevel.choices, required=False, default=Seat.BotLevel.EASY
+        )
+
+    @extend_schema(
+        tags=TAG,
+        summary="Seat a bot (host only)",
+        request=InputSerializer,
+        responses={201: TableOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        services.table_add_bot(table_id=table_id, user=_user(request), level=data["level"])
+        return Response(_table_out(selectors.table_get(table_id)), status=status.HTTP_201_CREATED)
+
+
+class TableLeaveApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Give up your lobby seat (the host leaving closes the table)",
+        request=None,
+        responses={200: TableOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        parse_input(_Empty, request.data)
+        services.table_leave_lobby(table_id=table_id, user=_user(request))
+        return Response(_table_out(selectors.table_get(table_id)))
+
+
+class TableStartApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Deal the first round (host only; at least two seats filled)",
+        request=None,
+        responses={200: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        parse_input(_Empty, request.data)
+        user = _user(request)
+        result = services.table_start(table_id=table_id, user=user)
+        body, etag = _move_out(table_id, result, user)
+        return _with_view_headers(Response(body), etag)
+
+
+# ----------------------------------------------------------------------------
+# Play
+
+
+class TableViewApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The game as you may see it (your seat, or a watcher's view)",
+        description="Answers 304 when If-None-Match holds the current ETag. A user "
+        "without a seat gets the watcher view if the table allows watching, 403 otherwise.",
+        responses={
+            200: ViewOutputSerializer,
+            304: OpenApiResponse(description="Not modified since the ETag you sent."),
+            **_errors(401, 403, 404),
+        },
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = selectors.table_get(table_id)
+        seat = selectors.viewer_seat(table, _user(request))
+        # If-None-Match compares weakly: W/"5" matches "5".
+        wanted = {
+            tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
+        }
+        if table.seq > 0 and (_etag(table) in wanted or "*" in wanted):
+            return _with_view_headers(Response(status=status.HTTP_304_NOT_MODIFIED), _etag(table))
+        body = _view_out(table, seat)
+        etag = _etag(table, body)
+        if etag in wanted or "*" in wanted:
+            return _with_view_headers(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
+        return _with_view_headers(Response(body), etag)
+
+
+class TableActionApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema_serializer(component_name="ActionInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        type = serializers.ChoiceField(choices=[flip.PLAY, flip.DRAW, flip.CHOOSE_COLOR, flip.PASS])
+        card = serializers.CharField(
+            required=False, allow_null=True, max_length=64, help_text="A handle from your hand."
+        )
+        color = serializers.CharField(
+            required=False, allow_null=True, max_length=16, help_text="For a Wild or a choice."
+        )
+        expected_seq = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            min_value=0,
+            help_text="The seq of the view you acted on; a stale one answers 409.",
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            kind = attrs["type"]
+            if attrs.get("card") is not None and kind != flip.PLAY:
+                raise serializers.ValidationError({"card": ["Only a play names a card."]})
+            if kind == flip.PLAY and attrs.get("card") is None:
+                raise serializers.ValidationError({"card": ["A play names a card."]})
+            if attrs.get("color") is not None and kind not in (flip.PLAY, flip.CHOOSE_COLOR):
+                raise serializers.ValidationError(
+                    {"color": ["Only a play or a colour choice names a colour."]}
+                )
+            return attrs
+
+    @extend_schema(
+        tags=TAG,
+        summary="Play, draw, choose a colour or pass",
+        description="Answers 201 with the events the move caused (as you may see them) "
+        "and your view after it and any bot turns that followed. 409 when expected_seq "
+        "is stale, 422 with the rule's code when the rules refuse the move.",
+        request=InputSerializer,
+        responses={201: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        expected_seq = data.pop("expected_seq", None)
+        user = _user(request)
+        result = services.table_apply_action(
+            table_id=table_id, user=user, data=data, expected_seq=expected_seq
+        )
+        body, etag = _move_out(table_id, result, user)
+        return _with_view_headers(Response(body, status=status.HTTP_201_CREATED), etag)
+
+
+class TableConcedeApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Leave the running game: your cards go under the draw pile",
+        request=None,
+        responses={200: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, table_id: int) -> Response:
+        parse_input(_Empty, request.data)
+        user = _user(request)
+        result = services.table_concede(table_id=table_id, user=user)
+        body, etag = _move_out(table_id, result, user)
+        return _with_view_headers(Response(body), etag)
+
+
+class LogMoveSerializer(serializers.Serializer[Any]):
+    seq = serializers.IntegerField()
+    round = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    action = serializers.CharField()
+    source = serializers.CharField()  # type: ignore[assignment]  # see ErrorSerializer
+    created_at = serializers.DateTimeField()
+    events = serializers.ListField(
+        child=serializers.DictField(), help_text="What the move caused, as you may see it."
+    )
+
+
+class TableLogApi(APIView):
+    class FilterSerializer(serializers.Serializer[Any]):
+        after = serializers.IntegerField(
+            required=False, default=0, min_value=0, help_text="Only moves with a greater seq."
+        )
+
+    @extend_schema_serializer(component_name="LogOutput")
+    class OutputSerializer(serializers.Serializer[Any]):
+        table = serializers.IntegerField()
+        seq = serializers.IntegerField()
+        moves = LogMoveSerializer(many=True)
+
+    @extend_schema(
+        tags=TAG,
+        summary="The moves as you may see them, oldest first",
+        parameters=[FilterSerializer],
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        table = selectors.table_get(table_id)
+        seat = selectors.viewer_seat(table, _user(request))
+        moves = selectors.table_log(table, seat, after=filters.validated_data["after"])
+        return Response(
+            {
+                "table": table.pk,
+                "seq": table.seq,
+                "moves": LogMoveSerializer(moves, many=True).data,
+            }
+        )
+
+
+class TableRecordApi(APIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The full game record, once the game is over",
+        responses={
+            200: OpenApiResponse(description="The record: see docs/record-format.md."),
+            **_errors(401, 403, 404, 409),
+        },
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        table = selectors.table_get(table_id)
+        selectors.viewer_seat(table, _user(request))
+        return Response(selectors.table_record(table))
