@@ -221,3 +221,17 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"Idempotency key {self.key!r} of user {self.user_id} ({self.state})"
+
+
+class BenchPing(models.Model):
+    """One row per call of the benchmark's baseline endpoint (``games.bench``).
+
+    The API load benchmark compares the action endpoint with a minimal DRF
+    endpoint that does exactly one INSERT: this table is that INSERT. It is
+    written only while ``GAMENOOK_BENCH_ENDPOINTS`` is on.
+    """
+
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Bench ping {self.pk}"
