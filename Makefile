@@ -5,15 +5,19 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run test lint format typecheck bench
+.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api
 
 help:
-	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000"
+	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
+	@echo "make worker     a Celery worker alone (broker: CELERY_BROKER_URL, default files under .broker/)"
+	@echo "make beat       Celery beat alone: the deadline sweep every GAMENOOK_SWEEP_SECONDS"
 	@echo "make test       install, then ruff, mypy and the whole test suite"
 	@echo "make lint       ruff check and ruff format --check"
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy (strict on flip/)"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
+	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
+	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +31,13 @@ $(STAMP): $(BIN)/python requirements/base.txt requirements/dev.txt pyproject.tom
 venv: $(STAMP)
 
 run: venv
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(BIN)/python scripts/run_dev.py
+
+worker: venv
+	$(BIN)/celery -A gamenook worker -l info
+
+beat: venv
+	$(BIN)/celery -A gamenook beat -l info
 
 lint: venv
 	$(BIN)/ruff check .
@@ -47,3 +56,13 @@ test: lint typecheck
 
 bench: venv
 	$(BIN)/python -m flip bench --players 4 --seconds 10
+
+# Needs PostgreSQL (BENCH_PG, a server URL without database name) and Redis db 15 empty.
+BENCH_PG ?= postgres://postgres@127.0.0.1:5432
+bench-api: venv
+	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 20 --clients 16 --tables 64
+
+# Needs PostgreSQL: BENCH_DATABASE_URL names a scratch database it creates and drops.
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_sweep
+bench-sweep: venv
+	DATABASE_URL=$(BENCH_DATABASE_URL) $(BIN)/python manage.py bench_sweep

@@ -62,6 +62,9 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# A connection kept open across requests or tasks is checked before reuse, so web
+# processes and Celery workers reconnect by themselves after a PostgreSQL restart.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth -----------------------------------------------------------------
@@ -94,7 +97,25 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # A JSON API: JSON in, JSON out (the browsable API stays for people exploring it).
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "games.apis.errors.exception_handler",
+    # Per-user rates (per address before login); the views pick their scope.
+    "DEFAULT_THROTTLE_RATES": {
+        "actions": env.str("GAMENOOK_RATE_ACTIONS", default="240/minute"),
+        "accounts": env.str("GAMENOOK_RATE_ACCOUNTS", default="60/minute"),
+    },
+    # Proxies in front of the app: 0 trusts REMOTE_ADDR only, so a client cannot
+    # dodge the per-address limits with a forged X-Forwarded-For.
+    "NUM_PROXIES": env.int("GAMENOOK_NUM_PROXIES", default=0),
 }
+
+# Run bot turns in the request, right after the human move commits. Off: the Celery
+# worker takes the bot turns (queued on commit by notifications; tests keep it on).
+GAMENOOK_RUN_BOTS_INLINE = env.bool("GAMENOOK_RUN_BOTS_INLINE", default=False)
+
+# Turns on the API load benchmark's baseline endpoint (games.bench); never in production.
+GAMENOOK_BENCH_ENDPOINTS = env.bool("GAMENOOK_BENCH_ENDPOINTS", default=False)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Gamenook API",
@@ -126,6 +147,60 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ALWAYS_EAGER = False
+# Tasks whose name is not routed elsewhere go to this queue (the end-to-end test uses its own).
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="gamenook")
+# Nothing reads task results: state lives in the database.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+# One message at a time per worker process: a task that is redelivered after a
+# crash is not stuck behind a long prefetched batch.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Consumption resumes after a broker restart: retry connecting for ever, and
+# give unacknowledged (acks_late) tasks back to the broker when the connection drops.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Beat's schedule state (celery's default file-based scheduler) lives in a gitignored folder.
+CELERY_BEAT_SCHEDULE_FILENAME = env.str(
+    "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / ".celery" / "beat-schedule")
+)
+
+# --- turn-by-turn play ----------------------------------------------------
+
+# How long an "hour" of a turn deadline lasts, in seconds. Only tests and demos shorten it.
+GAMENOOK_SECONDS_PER_HOUR = env.int("GAMENOOK_SECONDS_PER_HOUR", default=3600)
+# The periodic sweep: the source of truth for deadlines, reminders and unsent mail.
+GAMENOOK_SWEEP_SECONDS = env.float("GAMENOOK_SWEEP_SECONDS", default=60.0)
+# The bot catch-up sweep reads every active table, so it runs less often; bot turns
+# are normally queued on commit and this only finds one the broker lost.
+GAMENOOK_BOT_SWEEP_SECONDS = env.float("GAMENOOK_BOT_SWEEP_SECONDS", default=300.0)
+# A bot turn counts as left waiting once its table has not changed for this long.
+GAMENOOK_BOT_GRACE_SECONDS = env.float("GAMENOOK_BOT_GRACE_SECONDS", default=30.0)
+# A pending e-mail whose sending job has not run this long after its due time is queued again.
+GAMENOOK_OUTBOX_GRACE_SECONDS = env.float("GAMENOOK_OUTBOX_GRACE_SECONDS", default=60.0)
+# How many rows the sweep reads per query.
+GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
+# An outbox message gives up (status failed) after this many failed SMTP attempts;
+# with the backoff capped at an hour that is about two days of mail server trouble.
+GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
+GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
+
+# The link to a table in e-mails ({table_id} is filled in).
+GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/api/v1/tables/{table_id}/")
+
+CELERY_BEAT_SCHEDULE = {
+    "notifications-sweep": {
+        "task": "notifications.tasks.sweep",
+        "schedule": GAMENOOK_SWEEP_SECONDS,
+        # A sweep that waited longer than one interval is superseded by the next one.
+        "options": {"expires": GAMENOOK_SWEEP_SECONDS},
+    },
+    "notifications-sweep-bots": {
+        "task": "notifications.tasks.sweep_bots",
+        "schedule": GAMENOOK_BOT_SWEEP_SECONDS,
+        "options": {"expires": GAMENOOK_BOT_SWEEP_SECONDS},
+    },
+}
 
 # --- logging --------------------------------------------------------------
 

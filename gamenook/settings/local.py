@@ -20,4 +20,6 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "data_folder_processed": str(_BROKER_DIR / "processed"),
+        # Exchange bindings (broadcast and remote control); kombu's default is ./control.
+        "control_folder": str(_BROKER_DIR / "control"),
     }

@@ -14,7 +14,18 @@ ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# The end-to-end test points the worker it starts at a real SMTP server on localhost.
+if _e2e_email := env.str("GAMENOOK_TEST_EMAIL_URL", default=""):
+    _smtp = env.email_url_config(_e2e_email)
+    EMAIL_BACKEND = _smtp["EMAIL_BACKEND"]
+    EMAIL_HOST, EMAIL_PORT = _smtp["EMAIL_HOST"], _smtp["EMAIL_PORT"]
 
 # Tests that need a worker start a real one (marker e2e); the rest call tasks directly.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="memory://")
+# The test process itself never publishes to a shared broker, whatever CELERY_BROKER_URL
+# says (CI sets it to Redis for the end-to-end test): jobs stay in memory. The end-to-end
+# test gives the worker and beat it starts their broker with GAMENOOK_TEST_BROKER_URL.
+CELERY_BROKER_URL = env.str("GAMENOOK_TEST_BROKER_URL", default="memory://")
 CELERY_TASK_ALWAYS_EAGER = False
+# API tests stay synchronous: bots play inside the request. The notifications tests
+# switch this off and drive the Celery path.
+GAMENOOK_RUN_BOTS_INLINE = True

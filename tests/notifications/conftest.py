@@ -1,0 +1,96 @@
+"""Fixtures for the notifications tests: users with e-mail, running tables, captured jobs."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import override_settings
+
+import flip
+from games import services as games
+from games.models import Seat, Table
+from notifications import services, tasks
+
+_names = itertools.count()
+
+
+def make_user(name: str | None = None) -> User:
+    name = name or f"player{next(_names)}"
+    return User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
+
+
+def started_table(
+    host: User, *others: User, bots: int = 0, level: str = "easy", **options: Any
+) -> Table:
+    """A running table: the host in seat 0, then ``others``, then ``bots`` bots."""
+    table = games.table_create(host=host, seat_count=1 + len(others) + bots, **options)
+    for other in others:
+        games.table_join(table_id=table.pk, user=other)
+    for _ in range(bots):
+        games.table_add_bot(table_id=table.pk, user=host, level=level)
+    games.table_start(table_id=table.pk, user=host)
+    return Table.objects.get(pk=table.pk)
+
+
+def seat_to_act(table: Table) -> Seat:
+    table.refresh_from_db()
+    assert table.state is not None
+    return Seat.objects.select_related("user").get(table=table, number=table.state["current"])
+
+
+def play_turn(table: Table) -> None:
+    """The human to act finishes their turn with legal actions (the first one each time)."""
+    table.refresh_from_db()
+    turn = table.turn
+    while table.turn == turn and table.status == Table.Status.ACTIVE:
+        assert table.state is not None
+        state = flip.GameState.from_dict(table.state)
+        seat = seat_to_act(table)
+        assert seat.user is not None
+        action = flip.legal_actions(state, seat.number)[0]
+        data = {
+            "type": action.type,
+            "card": flip.handle(state, action.card) if action.card >= 0 else None,
+            "color": flip.COLORS[action.color] if action.color >= 0 else None,
+        }
+        games.table_apply_action(table_id=table.pk, user=seat.user, data=data, expected_seq=None)
+        table.refresh_from_db()
+
+
+class Jobs(list[tuple[str, tuple[int, ...]]]):
+    """Jobs handed to the broker, captured instead of sent."""
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self]
+
+    def drain(self, limit: int = 10_000) -> int:
+        """Run every captured job (and those they queue) here, in order; returns how many."""
+        done = 0
+        while self and done < limit:
+            name, args = self.pop(0)
+            services.run_inline(name, args)
+            done += 1
+        return done
+
+
+@pytest.fixture
+def jobs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jobs]:
+    captured = Jobs()
+    monkeypatch.setattr(tasks, "publish", lambda name, args: captured.append((name, args)))
+    # Bot turns go through Celery here, not inline in the request.
+    with override_settings(GAMENOOK_RUN_BOTS_INLINE=False):
+        yield captured
+
+
+@pytest.fixture
+def alice() -> User:
+    return make_user("alice")
+
+
+@pytest.fixture
+def bob() -> User:
+    return make_user("bob")

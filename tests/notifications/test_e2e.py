@@ -1,0 +1,181 @@
+"""End to end against real parts: Redis, a Celery worker and beat, an SMTP server.
+
+The worker and beat run as separate processes on the test database, with a
+one-second "hour": a 12-hour deadline lasts 12 seconds, its reminder comes at
+6 seconds. Each run uses its own Redis database number and queue name.
+"""
+
+from __future__ import annotations
+
+import email
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from games.models import Move, Table
+
+from .conftest import make_user, seat_to_act, started_table
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = str(Path(sys.executable).with_name("celery"))
+E2E_REDIS_DB = 13  # bench-api uses 15
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _redis_url() -> str:
+    configured = os.environ.get("CELERY_BROKER_URL", "")
+    base = configured if configured.startswith("redis://") else "redis://127.0.0.1:6379/0"
+    return base.rsplit("/", 1)[0] + f"/{E2E_REDIS_DB}"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps every message it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.messages.append(email.message_from_bytes(envelope.content))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    from aiosmtpd.controller import Controller
+
+    inbox, port = Inbox(), _free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()
+
+
+@pytest.fixture
+def redis_broker() -> Iterator[str]:
+    import redis
+
+    url = _redis_url()
+    client = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"no Redis at {url}: {exc}")
+    yield url
+    client.flushdb()  # this database number is the test's alone
+    client.close()
+
+
+def wait_for(what: str, check: Callable[[], Any], seconds: float, procs: list[Any]) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        for proc in procs:
+            assert proc.poll() is None, f"{proc.args[2]} exited early"
+        time.sleep(0.25)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker needs PostgreSQL")
+def test_worker_and_beat_send_the_reminder_by_smtp_and_apply_the_timeout(
+    smtp: tuple[Inbox, int], redis_broker: str, tmp_path: Path
+) -> None:
+    inbox, port = smtp
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "GAMENOOK_TEST_BROKER_URL": redis_broker,
+        "CELERY_TASK_DEFAULT_QUEUE": f"gamenook-e2e-{uuid.uuid4().hex[:8]}",
+        "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp_path / "beat-schedule"),
+        "GAMENOOK_TEST_EMAIL_URL": f"smtp://127.0.0.1:{port}",
+        "GAMENOOK_SECONDS_PER_HOUR": "1",
+        "GAMENOOK_SWEEP_SECONDS": "1",
+        "GAMENOOK_OUTBOX_GRACE_SECONDS": "1",
+    }
+    with override_settings(GAMENOOK_SECONDS_PER_HOUR=1):
+        table = started_table(make_user(), make_user(), turn_hours=12, timeout_policy="bot")
+    player = seat_to_act(table).user
+    assert player is not None
+    turn = table.turn
+
+    logs = [open(tmp_path / f"{name}.log", "w") for name in ("worker", "beat")]  # noqa: SIM115
+    procs = [
+        subprocess.Popen(
+            [CELERY, "-A", "gamenook", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        for log, args in zip(
+            logs,
+            [
+                ["worker", "--pool=solo", "--without-mingle", "--without-gossip", "-l", "info"],
+                ["beat", "-l", "info"],
+            ],
+            strict=True,
+        )
+    ]
+    try:
+
+        def reminder_mail() -> Message | None:
+            return next((m for m in inbox.messages if "Half your time" in m["Subject"]), None)
+
+        reminder = wait_for("the reminder mail", reminder_mail, 40, procs)
+        assert reminder["To"] == player.email
+        assert reminder["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert "".join(reminder["List-Unsubscribe"].split()).startswith("<http")
+
+        def timed_out() -> bool:
+            return Move.objects.filter(table=table, source=Move.Source.TIMEOUT).exists()
+
+        wait_for("the timeout", timed_out, 30, procs)
+        wait_for(
+            "the timeout mail",
+            lambda: any("ran out" in m["Subject"] for m in inbox.messages),
+            30,
+            procs,
+        )
+    except AssertionError:
+        for log in logs:
+            log.flush()
+            print(Path(log.name).read_text()[-4000:])  # noqa: T201
+        raise
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        for log in logs:
+            log.close()
+    table.refresh_from_db()
+    assert table.turn > turn or table.status == Table.Status.FINISHED
+    reminders = [m for m in inbox.messages if "Half your time" in m["Subject"]]
+    assert len(reminders) == 1

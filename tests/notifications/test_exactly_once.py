@@ -1,0 +1,335 @@
+"""Exactly once: racing sweeps, a racing player, jobs run twice, a worker killed mid-task."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import time_machine
+from django.db import IntegrityError, connection, connections, transaction
+
+import flip
+from games import services as games
+from games.errors import StaleSequence
+from games.models import Move, Table
+from notifications import services, tasks
+from notifications.models import OutboxMessage, Reminder
+
+from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
+
+T0 = datetime(2030, 3, 1, 9, 0, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+needs_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="row locks and other processes need PostgreSQL"
+)
+
+
+def in_threads(*bodies: Callable[[], Any]) -> list[Any]:
+    """Run ``bodies`` at the same instant, each in its own thread and connection."""
+    barrier = threading.Barrier(len(bodies))
+    results: list[Any] = [None] * len(bodies)
+
+    def runner(i: int, body: Callable[[], Any]) -> None:
+        try:
+            barrier.wait()
+            results[i] = body()
+        except Exception as exc:  # the caller inspects what each thread got
+            results[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=runner, args=(i, b)) for i, b in enumerate(bodies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+def timeout_moves(table: Table) -> int:
+    return Move.objects.filter(table=table, source=Move.Source.TIMEOUT).count()
+
+
+def tables(count: int, **options: Any) -> list[Table]:
+    return [started_table(make_user(), make_user(), **options) for _ in range(count)]
+
+
+@needs_postgres
+def test_two_sweeps_at_once_apply_each_timeout_and_reminder_once(jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late = tables(4, turn_hours=12, timeout_policy="bot")
+        clock.shift(timedelta(hours=6))
+        halfway = tables(4, turn_hours=12)
+        halfway_turns = {t.pk: t.turn for t in halfway}
+        for table in halfway:
+            Table.objects.filter(pk=table.pk).update(remind_at=T0)  # due already
+        jobs.clear()
+        clock.shift(timedelta(hours=6))
+        before = {t.pk: (t.turn, t.seq) for t in late}
+
+        results = in_threads(
+            lambda: services.sweep(run=services.run_inline, batch=3),
+            lambda: services.sweep(run=services.run_inline, batch=3),
+        )
+    assert all(isinstance(r, services.SweepResult) for r in results), results
+    for table in late:
+        table.refresh_from_db()
+        assert table.turn == before[table.pk][0] + 1
+        assert OutboxMessage.objects.filter(kind="timeout", table=table).count() == 1
+        seqs = list(
+            Move.objects.filter(table=table, source=Move.Source.TIMEOUT).values_list(
+                "seq", flat=True
+            )
+        )
+        # One application: consecutive moves right after the last seq before the timeout.
+        assert seqs == list(range(before[table.pk][1] + 1, before[table.pk][1] + 1 + len(seqs)))
+    for table in halfway:
+        assert list(Reminder.objects.filter(table=table).values_list("turn", flat=True)) == [
+            halfway_turns[table.pk]
+        ]
+        assert OutboxMessage.objects.filter(kind="reminder", table=table).count() == 1
+
+
+@needs_postgres
+@pytest.mark.parametrize("repeat", range(5))
+def test_a_sweep_racing_a_players_move_at_the_deadline_instant(repeat: int, jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        (table,) = tables(1, turn_hours=24)
+        seat = seat_to_act(table)
+        assert seat.user is not None and table.state is not None
+        state = flip.GameState.from_dict(table.state)
+        action = flip.legal_actions(state, seat.number)[0]
+        data = {
+            "type": action.type,
+            "card": flip.handle(state, action.card) if action.card >= 0 else None,
+            "color": flip.COLORS[action.color] if action.color >= 0 else None,
+        }
+        clock.move_to(table.deadline_at)
+        user, seq, turn = seat.user, table.seq, table.turn
+
+        timed_out, moved = in_threads(
+            lambda: services.table_apply_timeout(table_id=table.pk, turn=turn),
+            lambda: games.table_apply_action(
+                table_id=table.pk, user=user, data=data, expected_seq=seq
+            ),
+        )
+    # The turn's timeout happened at most once, and never over a finished turn.
+    sources = list(
+        Move.objects.filter(table=table, seq__gt=seq)
+        .order_by("seq")
+        .values_list("source", flat=True)
+    )
+    if timed_out is True:
+        assert OutboxMessage.objects.filter(kind="timeout").count() == 1
+        if isinstance(moved, games.MoveResult):
+            # The player's action came first but did not end the turn (a colour for the
+            # starter, a drawn card to play): the timeout played the rest of it.
+            assert moved.state.turn == turn
+            assert sources[0] == Move.Source.PLAYER
+            assert set(sources[1:]) == {Move.Source.TIMEOUT}
+        else:
+            assert isinstance(moved, StaleSequence)
+            assert set(sources) == {Move.Source.TIMEOUT}
+    else:
+        assert timed_out is False and isinstance(moved, games.MoveResult)
+        assert moved.state.turn != turn
+        assert sources == [Move.Source.PLAYER]
+        assert not OutboxMessage.objects.filter(kind="timeout").exists()
+
+
+@needs_postgres
+def test_a_player_holding_the_lock_at_the_deadline_wins_and_the_timeout_does_nothing(
+    jobs: Jobs,
+) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        (table,) = tables(1, turn_hours=12)
+        clock.move_to(table.deadline_at)
+        turn = table.turn
+        started = threading.Event()
+        outcome: list[bool] = []
+
+        def sweep_job() -> None:
+            started.set()
+            outcome.append(services.table_apply_timeout(table_id=table.pk, turn=turn))
+            connections.close_all()
+
+        with transaction.atomic():
+            Table.objects.select_for_update().get(pk=table.pk)
+            worker = threading.Thread(target=sweep_job)
+            worker.start()
+            started.wait()
+            play_turn(table)  # the player's move, under the lock the job waits for
+        worker.join(timeout=30)
+    assert outcome == [False]
+    assert timeout_moves(table) == 0
+
+
+def test_each_job_delivered_twice_acts_once(jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late, halfway = tables(2, turn_hours=12, timeout_policy="leave")
+        players = [make_user() for _ in range(1)]
+        bot_table = started_table(players[0], bots=1, turn_hours=12)
+        jobs.clear()
+        clock.shift(timedelta(hours=6))
+        Table.objects.filter(pk=late.pk).update(deadline_at=T0)
+        late.refresh_from_db()
+        halfway.refresh_from_db()
+        bot_table.refresh_from_db()
+
+        # Each task body run twice in a row, as a redelivered message would.
+        assert tasks.apply_timeout(late.pk, late.turn) is True
+        assert tasks.apply_timeout(late.pk, late.turn) is False
+        assert tasks.send_reminder(halfway.pk, halfway.turn) is True
+        assert tasks.send_reminder(halfway.pk, halfway.turn) is False
+        bot_to_act = seat_to_act(bot_table).is_bot
+        assert tasks.run_bot_turn(bot_table.pk, bot_table.seq) is bot_to_act
+        assert tasks.run_bot_turn(bot_table.pk, bot_table.seq) is False
+        message = OutboxMessage.objects.get(kind="reminder")
+        assert tasks.send_outbox_message(message.pk) is True
+        assert tasks.send_outbox_message(message.pk) is False
+
+    assert timeout_moves(late) == 1
+    assert Reminder.objects.filter(table=halfway).count() == 1
+    assert OutboxMessage.objects.filter(kind="timeout").count() == 1
+    assert Move.objects.filter(table=bot_table, source=Move.Source.BOT).count() == int(bot_to_act)
+
+
+@needs_postgres
+def test_the_same_reminder_job_twice_at_once_sends_one(jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        (table,) = tables(1, turn_hours=24)
+        jobs.clear()
+        clock.shift(timedelta(hours=12))
+        results = in_threads(
+            *[lambda: services.table_remind(table_id=table.pk, turn=table.turn)] * 3
+        )
+    assert sorted(results) == [False, False, True]
+    assert OutboxMessage.objects.filter(kind="reminder").count() == 1
+
+
+def test_the_reminder_record_is_unique_per_table_and_turn(jobs: Jobs) -> None:
+    (table,) = tables(1)
+    Reminder.objects.create(table=table, turn=table.turn)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Reminder.objects.create(table=table, turn=table.turn)
+
+
+class WorkerKilled(BaseException):
+    """What the middle of a task sees when the process dies: nothing after it runs."""
+
+
+def test_a_job_dying_mid_transaction_leaves_nothing_and_its_redelivery_acts_once(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late, halfway = tables(2, turn_hours=12)
+        jobs.clear()
+        clock.shift(timedelta(hours=6))
+        Table.objects.filter(pk=late.pk).update(deadline_at=T0)
+        late.refresh_from_db()
+
+        def die(**kwargs: Any) -> None:
+            raise WorkerKilled
+
+        monkeypatch.setattr(services, "outbox_enqueue", die)
+        for job in (
+            lambda: services.table_apply_timeout(table_id=late.pk, turn=late.turn),
+            lambda: services.table_remind(table_id=halfway.pk, turn=halfway.turn),
+        ):
+            with pytest.raises(WorkerKilled):
+                job()
+        assert timeout_moves(late) == 0 and not Reminder.objects.exists()
+        monkeypatch.undo()
+
+        # The broker redelivers (acks_late), or the next sweep hands them out again.
+        result = services.sweep(run=services.run_inline)
+        assert (result.timeouts, result.reminders) == (1, 1)
+        assert services.sweep(run=services.run_inline).timeouts == 0
+    assert timeout_moves(late) >= 1
+    assert OutboxMessage.objects.filter(kind="timeout").count() == 1
+    assert OutboxMessage.objects.filter(kind="reminder").count() == 1
+
+
+KILLED_WORKER = """
+import os, sys, time
+import django
+django.setup()
+from notifications import services
+real = services.outbox_enqueue
+def stall(**kwargs):
+    real(**kwargs)
+    print("inside", flush=True)
+    time.sleep(60)
+services.outbox_enqueue = stall
+services.table_remind(table_id=int(sys.argv[1]), turn=int(sys.argv[2]))
+"""
+
+
+@needs_postgres
+def test_a_worker_killed_in_the_middle_of_a_reminder_loses_nothing_and_sends_once(
+    jobs: Jobs,
+) -> None:
+    with time_machine.travel(T0, tick=False):
+        (table,) = tables(1, turn_hours=12)
+        jobs.clear()
+    # The worker process runs on the real clock: put the reminder instant behind it.
+    Table.objects.filter(pk=table.pk).update(
+        remind_at=datetime.now(UTC) - timedelta(minutes=1),
+        deadline_at=datetime.now(UTC) + timedelta(hours=1),
+    )
+    settings_dict = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
+        "DATABASE_URL": (
+            f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:"
+            f"{settings_dict['PORT']}/{settings_dict['NAME']}"
+        ),
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKER, str(table.pk), str(table.turn)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "inside"  # reminder and mail written...
+        worker.send_signal(signal.SIGKILL)  # ...but not committed
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert not Reminder.objects.exists()
+    assert not OutboxMessage.objects.filter(kind="reminder").exists()
+
+    clock_now = datetime.now(UTC)
+    result = services.sweep(now=clock_now, run=services.run_inline)
+    assert result.reminders == 1
+    assert services.sweep(now=clock_now, run=services.run_inline).reminders == 0
+    assert Reminder.objects.filter(table=table).count() == 1
+    assert OutboxMessage.objects.filter(kind="reminder").count() == 1
+
+
+def test_redeliverable_tasks_are_acked_late_and_the_sweeps_are_not() -> None:
+    for task in (
+        tasks.apply_timeout,
+        tasks.send_reminder,
+        tasks.run_bot_turn,
+        tasks.send_outbox_message,
+    ):
+        assert task.acks_late and task.reject_on_worker_lost, task.name
+    for task in (tasks.sweep, tasks.sweep_bots):
+        assert not task.acks_late, task.name

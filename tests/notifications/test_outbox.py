@@ -1,0 +1,200 @@
+"""The outbox: templates, headers, retries with backoff, preferences and the unsubscribe link."""
+
+from __future__ import annotations
+
+import smtplib
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import time_machine
+from celery.exceptions import Retry
+from django.core import mail
+from django.core.mail import EmailMultiAlternatives
+from django.test import Client, override_settings
+
+from games.models import Table
+from notifications import services, tasks
+from notifications.models import OutboxMessage, Preferences
+
+from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
+
+T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)  # in the past: jobs may run on the real clock
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def your_turn_message(jobs: Jobs) -> OutboxMessage:
+    with time_machine.travel(T0, tick=False):
+        started_table(make_user(), make_user(), turn_hours=24)
+    return OutboxMessage.objects.get(kind=OutboxMessage.Kind.YOUR_TURN)
+
+
+def test_a_message_has_plain_text_html_a_table_link_and_one_click_unsubscribe(
+    jobs: Jobs,
+) -> None:
+    message = your_turn_message(jobs)
+    jobs.drain()
+    (sent,) = mail.outbox
+    assert message.table is not None
+    link = f"http://127.0.0.1:8000/api/v1/tables/{message.table.pk}/"
+    assert sent.to == [message.user.email]
+    assert sent.subject == f"Your turn at table {message.table.pk}"
+    assert link in sent.body and "2024-03-02 09:00 UTC" in sent.body
+    assert isinstance(sent, EmailMultiAlternatives)
+    html, mimetype = sent.alternatives[0]
+    assert mimetype == "text/html" and link in str(html)
+    unsubscribe = services.unsubscribe_url(message.user)
+    assert sent.extra_headers["List-Unsubscribe"] == f"<{unsubscribe}>"
+    assert sent.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert unsubscribe in sent.body
+    message.refresh_from_db()
+    assert (message.status, message.attempts) == (OutboxMessage.Status.SENT, 1)
+
+
+def test_smtp_failures_are_retried_with_backoff_until_the_server_is_back(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = your_turn_message(jobs)
+    jobs.clear()
+    failures = [smtplib.SMTPServerDisconnected("down"), ConnectionRefusedError("refused")]
+
+    def send(self: EmailMultiAlternatives, fail_silently: bool = False) -> int:
+        if failures:
+            raise failures.pop(0)
+        mail.outbox.append(self)
+        return 1
+
+    monkeypatch.setattr(EmailMultiAlternatives, "send", send)
+    with time_machine.travel(T0, tick=False) as clock:
+        assert services.outbox_send(message_id=message.pk) == services.SendOutcome(False, 10.0)
+        # An early copy of the job does not send before the backoff is over.
+        assert services.outbox_send(message_id=message.pk) == services.SendOutcome(False)
+        clock.shift(timedelta(seconds=10))
+        with pytest.raises(Retry):  # the task asks Celery to try again later
+            tasks.send_outbox_message(message.pk)
+        message.refresh_from_db()
+        assert (message.status, message.attempts) == (OutboxMessage.Status.PENDING, 2)
+        assert message.next_attempt_at == T0 + timedelta(seconds=30)
+        assert "refused" in message.last_error
+        clock.shift(timedelta(seconds=20))
+        assert services.outbox_send(message_id=message.pk).sent
+    message.refresh_from_db()
+    assert (message.status, message.attempts) == (OutboxMessage.Status.SENT, 3)
+    assert len(mail.outbox) == 1
+
+
+def test_the_sweep_requeues_a_message_whose_job_was_lost(jobs: Jobs) -> None:
+    message = your_turn_message(jobs)
+    jobs.clear()  # the broker lost the sending job
+    with time_machine.travel(T0 + timedelta(seconds=59), tick=False):
+        assert services.sweep(run=services.run_inline).emails == 0
+    with time_machine.travel(T0 + timedelta(seconds=60), tick=False):
+        assert services.sweep(run=services.run_inline).emails == 1
+    message.refresh_from_db()
+    assert message.status == OutboxMessage.Status.SENT and len(mail.outbox) == 1
+
+
+@override_settings(GAMENOOK_EMAIL_MAX_ATTEMPTS=2)
+def test_a_message_fails_for_good_after_the_last_attempt(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = your_turn_message(jobs)
+
+    def send(self: Any, fail_silently: bool = False) -> int:
+        raise smtplib.SMTPDataError(451, b"try later")
+
+    monkeypatch.setattr(EmailMultiAlternatives, "send", send)
+    with time_machine.travel(T0, tick=False) as clock:
+        assert services.outbox_send(message_id=message.pk).retry_in == 10.0
+        clock.shift(timedelta(seconds=10))
+        assert services.outbox_send(message_id=message.pk) == services.SendOutcome(False)
+    message.refresh_from_db()
+    assert (message.status, message.attempts) == (OutboxMessage.Status.FAILED, 2)
+    assert services.outbox_retry(message_id=message.pk)
+    message.refresh_from_db()
+    assert (message.status, message.attempts) == (OutboxMessage.Status.PENDING, 0)
+
+
+def test_preferences_default_on_and_can_be_changed() -> None:
+    user = make_user()
+    assert services.preferences_get(user) == {
+        "your_turn": True,
+        "reminder": True,
+        "timeout": True,
+        "game_over": True,
+        "unsubscribed_all": False,
+    }
+    assert services.preferences_update(user, your_turn=False)["your_turn"] is False
+    with pytest.raises(ValueError):
+        services.preferences_update(user, shouting=True)
+    services.user_unsubscribe(user)
+    assert services.preferences_get(user)["unsubscribed_all"] is True
+    # Turning one kind back on lifts the unsubscribe from everything.
+    assert services.preferences_update(user, reminder=True)["unsubscribed_all"] is False
+
+
+def test_no_your_turn_mail_for_a_player_who_opted_out(jobs: Jobs) -> None:
+    alice, bob = make_user(), make_user()
+    for user in (alice, bob):
+        services.preferences_update(user, your_turn=False)
+    with time_machine.travel(T0, tick=False):
+        table = started_table(alice, bob)
+        play_turn(table)
+    jobs.drain()
+    assert not OutboxMessage.objects.exists() and not mail.outbox
+
+
+def test_a_message_queued_before_the_user_opted_out_is_cancelled(jobs: Jobs) -> None:
+    message = your_turn_message(jobs)
+    services.user_unsubscribe(message.user)
+    jobs.drain()
+    message.refresh_from_db()
+    assert message.status == OutboxMessage.Status.CANCELLED and not mail.outbox
+
+
+def test_the_unsubscribe_link_asks_on_get_and_unsubscribes_on_one_click_post(
+    client: Client,
+) -> None:
+    user = make_user()
+    url = services.unsubscribe_url(user).removeprefix("http://127.0.0.1:8000")
+    response = client.get(url)
+    assert response.status_code == 200 and b"<form" in response.content
+    assert not Preferences.objects.filter(user=user, unsubscribed_all=True).exists()
+
+    response = client.post(
+        url,
+        data="List-Unsubscribe=One-Click",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 200
+    assert Preferences.objects.get(user=user).unsubscribed_all
+
+
+def test_a_forged_unsubscribe_token_is_refused(client: Client) -> None:
+    user = make_user()
+    token = services.unsubscribe_token(user)
+    forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    assert client.post(f"/notifications/unsubscribe/{forged}/").status_code == 404
+    assert services.user_for_unsubscribe_token(forged) is None
+    assert services.user_for_unsubscribe_token(token) == user
+
+
+def test_the_game_over_mail_shows_the_ranking_and_scores(jobs: Jobs) -> None:
+    alice = make_user("alice")
+    with time_machine.travel(T0, tick=False):
+        table = started_table(alice, bots=1, turn_hours=12)
+        for _ in range(500):
+            jobs.drain()
+            table.refresh_from_db()
+            if table.status != Table.Status.ACTIVE:
+                break
+            if seat_to_act(table).user == alice:
+                play_turn(table)
+        jobs.drain()
+    assert table.status == Table.Status.FINISHED
+    message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.GAME_OVER)
+    assert message.user == alice and message.status == OutboxMessage.Status.SENT
+    assert "Ranking:" in message.text and "1. " in message.text
+    assert "alice" in message.text and "Bot (easy)" in message.text
+    assert "<th>Score</th>" in message.html and "alice" in message.html
