@@ -9,6 +9,10 @@ requests from the same user with that key get:
 - 422 ``idempotency_key_reused`` when the body or endpoint differs;
 - 409 ``idempotency_key_in_use`` while the first one is still running.
 
+A key left running for longer than ``ABANDONED_AFTER`` belongs to a request
+whose process died mid-way; the next request with it takes it over (its
+``expected_seq``, if any, still guards against applying a move twice).
+
 A request that ends in a server error keeps nothing, so it can be retried.
 Authentication and throttling come first: their refusals are not stored.
 """
@@ -18,10 +22,12 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, TypeVar, cast
 
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
+from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,6 +38,7 @@ from games.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255
+ABANDONED_AFTER = timedelta(minutes=2)
 
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
@@ -68,12 +75,21 @@ def idempotency_key_begin(*, user: Any, key: str, fingerprint: str) -> Idempoten
 
     Raises ``KeyReused`` or ``KeyInUse`` as described in the module docstring.
     """
-    try:
-        with transaction.atomic():
-            IdempotencyKey.objects.create(user=user, key=key, fingerprint=fingerprint)
-        return None
-    except IntegrityError:
-        pass
+    for _attempt in range(2):
+        try:
+            with transaction.atomic():
+                IdempotencyKey.objects.create(user=user, key=key, fingerprint=fingerprint)
+            return None
+        except IntegrityError:
+            pass
+        abandoned = IdempotencyKey.objects.filter(
+            user=user,
+            key=key,
+            state=IdempotencyKey.State.RUNNING,
+            created_at__lt=timezone.now() - ABANDONED_AFTER,
+        )
+        if not abandoned.delete()[0]:
+            break
     existing = IdempotencyKey.objects.filter(user=user, key=key).first()
     if existing is None:  # the first request failed and let go of the key just now
         raise KeyInUse()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.models import IdempotencyKey, Move, Table
@@ -102,6 +104,22 @@ def test_the_same_key_while_the_first_is_running_is_409(alice: User, api: Api) -
 
     assert_error(response, 409, "idempotency_key_in_use")
     assert Table.objects.count() == 1
+
+
+def test_a_key_abandoned_by_a_dead_request_is_taken_over(alice: User, api: Api) -> None:
+    client = api(alice)
+    client.post("/api/v1/tables/", {"seat_count": 2}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    # As if the process had died mid-request long ago: the key is still "running".
+    IdempotencyKey.objects.filter(key="k").update(
+        state="running", created_at=timezone.now() - timedelta(minutes=10)
+    )
+
+    response = client.post(
+        "/api/v1/tables/", {"seat_count": 2}, format="json", HTTP_IDEMPOTENCY_KEY="k"
+    )
+
+    assert response.status_code == 201
+    assert IdempotencyKey.objects.get(key="k").state == "done"
 
 
 def test_keys_belong_to_one_user(alice: User, bob: User, api: Api) -> None:
