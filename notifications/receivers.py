@@ -24,9 +24,10 @@ def on_table_changed(
     finished: bool,
     **kwargs: Any,
 ) -> None:
-    # The change has committed already: a failure here must not fail the request
-    # that made it. Whatever is lost is found again by the sweeps.
+    # The change has committed already: only hand the follow-ups to a worker,
+    # so the request that made the change neither waits for them nor fails
+    # with them. A bot turn the broker loses is found again by sweep_bots.
     try:
-        services.table_followups(table_id=table_id, seq=seq, new_turn=new_turn, finished=finished)
+        services.dispatch(services.FOLLOWUPS, (table_id, seq, int(new_turn), int(finished)))
     except Exception:
-        logger.exception("follow-ups of table %s at seq %s failed", table_id, seq)
+        logger.exception("follow-ups of table %s at seq %s could not be queued", table_id, seq)

@@ -62,6 +62,7 @@ TIMEOUT = "timeout"
 REMIND = "remind"
 BOT_TURN = "bot_turn"
 SEND = "send"
+FOLLOWUPS = "followups"
 
 
 def dispatch(name: str, args: tuple[int, ...]) -> None:
@@ -454,6 +455,9 @@ JOBS: dict[str, Callable[..., object]] = {
     REMIND: lambda table_id, turn: table_remind(table_id=table_id, turn=turn),
     BOT_TURN: lambda table_id, seq: bot_turn_run(table_id=table_id, seq=seq),
     SEND: lambda message_id: outbox_send(message_id=message_id),
+    FOLLOWUPS: lambda table_id, seq, new_turn, finished: table_followups(
+        table_id=table_id, seq=seq, new_turn=bool(new_turn), finished=bool(finished)
+    ),
 }
 
 
@@ -462,7 +466,11 @@ JOBS: dict[str, Callable[..., object]] = {
 
 
 def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) -> None:
-    """Queue what a committed change calls for: a bot turn, "your turn", "game over"."""
+    """Queue what a committed change calls for: a bot turn, "your turn", "game over".
+
+    Runs in a worker (job ``followups``, queued on commit by the receiver),
+    so the request that made the change does not wait for e-mail to be
+    composed."""
     table = Table.objects.filter(pk=table_id).first()
     if table is None or table.seq != seq:
         return  # a later change has committed; its own follow-ups take over

@@ -42,6 +42,13 @@ def send_reminder(table_id: int, turn: int) -> bool:
     return services.table_remind(table_id=table_id, turn=turn)
 
 
+@shared_task(name="notifications.tasks.table_followups", **_REDELIVER)
+def table_followups(table_id: int, seq: int, new_turn: int, finished: int) -> None:
+    services.table_followups(
+        table_id=table_id, seq=seq, new_turn=bool(new_turn), finished=bool(finished)
+    )
+
+
 @shared_task(name="notifications.tasks.run_bot_turn", **_REDELIVER)
 def run_bot_turn(table_id: int, seq: int) -> bool:
     return services.bot_turn_run(table_id=table_id, seq=seq)
@@ -68,6 +75,7 @@ TASKS: dict[str, Any] = {
     services.REMIND: send_reminder,
     services.BOT_TURN: run_bot_turn,
     services.SEND: send_outbox_message,
+    services.FOLLOWUPS: table_followups,
 }
 
 

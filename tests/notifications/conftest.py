@@ -67,6 +67,14 @@ class Jobs(list[tuple[str, tuple[int, ...]]]):
     def names(self) -> list[str]:
         return [name for name, _ in self]
 
+    def run(self, name: str) -> int:
+        """Run the captured jobs called ``name`` (not those they queue); returns how many."""
+        picked = [job for job in self if job[0] == name]
+        self[:] = [job for job in self if job[0] != name]
+        for job_name, args in picked:
+            services.run_inline(job_name, args)
+        return len(picked)
+
     def drain(self, limit: int = 10_000) -> int:
         """Run every captured job (and those they queue) here, in order; returns how many."""
         done = 0

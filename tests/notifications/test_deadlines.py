@@ -160,6 +160,9 @@ def test_bots_take_their_turns_at_once_without_a_sweep(jobs: Jobs) -> None:
         assert seat_to_act(table).user == alice
         before = table.seq
         play_turn(table)
+        # The commit hands the follow-ups to a worker; they queue the bot's turn.
+        assert jobs.names() == [services.FOLLOWUPS]
+        jobs.run(services.FOLLOWUPS)
         assert jobs and set(jobs.names()) == {services.BOT_TURN}
         jobs.drain()
         table.refresh_from_db()

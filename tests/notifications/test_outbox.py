@@ -27,6 +27,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def your_turn_message(jobs: Jobs) -> OutboxMessage:
     with time_machine.travel(T0, tick=False):
         started_table(make_user(), make_user(), turn_hours=24)
+        jobs.run(services.FOLLOWUPS)
     return OutboxMessage.objects.get(kind=OutboxMessage.Kind.YOUR_TURN)
 
 
