@@ -1,4 +1,4 @@
-"""``python -m flip``: simulate random games and measure the engine's speed."""
+"""``python -m flip``: simulate random games, measure the engine's speed, run bot tournaments."""
 
 from __future__ import annotations
 
@@ -102,6 +102,26 @@ def bench(players: int, seconds: float, seed: str) -> dict[str, Any]:
     }
 
 
+def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from .bots import LEVELS
+    from .bots.tournament import tournament
+
+    bots = (args.bots or ",".join(["normal"] * args.players)).split(",")
+    bots = [level.strip() for level in bots]
+    if len(bots) != args.players:
+        parser.error(f"--bots names {len(bots)} bots for {args.players} players")
+    if not 2 <= args.players <= 10:
+        parser.error("--players is 2 to 10")
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    for level in bots:
+        if level not in LEVELS:
+            parser.error(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
+    progress = Progress(args.games, "tournament")
+    print(json.dumps(tournament(args.games, bots, args.seed, progress.update), indent=2))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m flip", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -117,7 +137,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ben.add_argument("--seconds", type=float, default=5.0)
     ben.add_argument("--seed", default="bench")
 
+    tour = commands.add_parser(
+        "tournament", help="play bots against each other, print a JSON summary per level"
+    )
+    tour.add_argument("--games", type=int, default=100)
+    tour.add_argument("--players", type=int, default=4)
+    tour.add_argument("--bots", default=None, help="comma list of levels, one per seat")
+    tour.add_argument("--seed", default="0")
+
     args = parser.parse_args(argv)
+    if args.command == "tournament":
+        return _tournament(parser, args)
     if args.command == "simulate":
         scoring = SINGLE_ROUND if args.target is None else TARGET
         summary = simulate(args.games, args.players, args.seed, scoring, args.target or 500)

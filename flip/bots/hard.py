@@ -1,0 +1,435 @@
+"""Hard: determinised Monte Carlo over the hidden cards its seat cannot see.
+
+The bot reads everything its seat's view shows and the public pairing table:
+
+- its own hand's active faces: each face is carried by one to four physical
+  cards, so each of its own cards has a few candidates (and with them, a few
+  candidate faces on the other side);
+- the other hands' inactive faces: each narrows the card to the cards that
+  carry that face, two for most faces and four for a Wild back;
+- the draw pile's top inactive face, and the discard pile's active faces.
+
+For a decision with more than one option it samples *determinisations*:
+assignments of physical cards to every place (each card exactly once, each
+one carrying the face seen there; the unseen rest of the draw pile is shuffled)
+built from the view alone into a full ``GameState``. Every candidate action is
+applied to every determinisation (common random numbers: the same sample and
+the same rollout generator for every candidate) and play goes on with the
+engine for ``DEPTH`` actions under a fast rules-of-thumb policy close to
+Normal's. Where a rollout stops it is scored: 1 for a win, 0 for a loss, else
+an estimate of the bot's chance from how many cards everyone holds. The action
+with the highest mean is played; Normal's own choice gets a small head start,
+so the search only overrules it on evidence.
+
+The budget is a number of simulated actions, not a clock, so the bot stays
+deterministic given its seed; it is calibrated so that one decision stays
+under 50 ms on a 2-core machine: see docs/bots.md.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from ..cards import (
+    CARDS_BY_FACE,
+    COLOR_OF,
+    COLORS,
+    DARK,
+    DECK_SIZE,
+    DRAW_FIVE,
+    DRAW_ONE,
+    KEY_OF,
+    KIND_OF,
+    LIGHT,
+    NO_COLOR,
+    POINTS_OF,
+    RESTRICTED_OF,
+    SIDE_COLORS,
+    SKIP,
+    SKIP_EVERYONE,
+)
+from ..engine import CHOOSE_COLOR, DRAW, PASS, PLAY, Action, apply
+from ..state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
+from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
+from .normal import NormalBot
+
+#: Simulated actions per decision, summed over every rollout of every candidate.
+#: New determinisations are drawn until the budget is spent (a count, not a clock).
+BUDGET: Final = 1600
+#: Never fewer determinisations than this, however many candidates there are.
+MIN_SAMPLES: Final = 2
+#: At most this many candidates are searched (Normal's choice always among them).
+MAX_CANDIDATES: Final = 10
+#: A rollout stops after this many actions and is scored where it stands.
+DEPTH: Final = 16
+#: What one rollout costs besides its actions (sampling, copying), in actions.
+OVERHEAD: Final = 8
+#: The head start Normal's own choice gets, in units of mean result.
+PRIOR: Final = 0.02
+
+_ATTACK: Final = tuple(
+    tuple(KIND_OF[side][c] in (DRAW_ONE, DRAW_FIVE, SKIP) for c in range(DECK_SIZE))
+    for side in (LIGHT, DARK)
+)
+_SKIP_ALL: Final = tuple(
+    tuple(KIND_OF[side][c] == SKIP_EVERYONE for c in range(DECK_SIZE)) for side in (LIGHT, DARK)
+)
+_CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
+_PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
+_DRAW: Final = Action(DRAW)
+_PASS: Final = Action(PASS)
+
+
+# ----------------------------------------------------------------------------
+# Rules helpers (the engine's are private)
+
+
+def playable(s: GameState, hand: list[int]) -> list[int]:
+    """The cards of ``hand`` that may be played now (no pending decision)."""
+    side = s.side
+    colors = COLOR_OF[side]
+    keys = KEY_OF[side]
+    restricted_of = RESTRICTED_OF[side]
+    in_play = s.color
+    top_key = keys[s.discard[-1]]
+    out: list[int] = []
+    restricted: list[int] = []
+    holds_color = False
+    for c in hand:
+        color = colors[c]
+        if color == NO_COLOR:
+            if restricted_of[c]:
+                restricted.append(c)
+            else:
+                out.append(c)
+        elif color == in_play:
+            holds_color = True
+            out.append(c)
+        elif keys[c] == top_key:
+            out.append(c)
+    if restricted and not holds_color:
+        out.extend(restricted)
+    return out
+
+
+def _next(s: GameState, seat: int) -> int:
+    n = s.options.seats
+    active = s.active
+    seat = (seat + s.direction) % n
+    while not active[seat]:
+        seat = (seat + s.direction) % n
+    return seat
+
+
+def _most_color(side: int, hand: list[int], skip: int = -1) -> int:
+    colors = COLOR_OF[side]
+    base = SIDE_COLORS[side][0]
+    counts = [0, 0, 0, 0]
+    for c in hand:
+        color = colors[c]
+        if color != NO_COLOR and c != skip:
+            counts[color - base] += 1
+    best = 0
+    for i in (1, 2, 3):
+        if counts[i] > counts[best]:
+            best = i
+    return base + best
+
+
+def rollout_policy(s: GameState, rng: random.Random) -> Action:
+    """A fast rules-of-thumb move for the seat to act, close to Normal's."""
+    seat = s.current
+    side = s.side
+    hand = s.hands[seat]
+    colors = COLOR_OF[side]
+    if s.pending == PENDING_COLOR:
+        return _CHOOSE[side][_most_color(side, hand) - SIDE_COLORS[side][0]]
+    if s.pending == PENDING_DRAWN:
+        options = [s.drawn]
+    else:
+        options = playable(s, hand)
+        if not options:
+            return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
+    if len(options) == 1:
+        best = options[0]
+    else:
+        nxt = _next(s, seat)
+        next_count = len(s.hands[nxt])
+        min_opp = 99
+        for i, h in enumerate(s.hands):
+            if i != seat and s.active[i] and len(h) < min_opp:
+                min_opp = len(h)
+        danger = min_opp <= 2
+        threat = next_count == min_opp and next_count <= 4
+        weight = 1.0 if danger else 0.25
+        points = POINTS_OF[side]
+        attack = _ATTACK[side]
+        skip_all = _SKIP_ALL[side]
+        counts: dict[int, int] = {}
+        for c in hand:
+            counts[colors[c]] = counts.get(colors[c], 0) + 1
+        best = options[0]
+        best_score = -1e9
+        for c in options:
+            color = colors[c]
+            score = points[c] * weight + rng.random() * 0.5
+            if color == NO_COLOR:
+                if RESTRICTED_OF[side][c]:
+                    score += 35.0 if threat else -10.0
+                elif len(hand) > 2 and not danger:
+                    score -= 30.0
+            else:
+                score += 4.0 * (counts[color] - 1)
+                if attack[c]:
+                    score += 25.0 if threat else -5.0
+                elif skip_all[c]:
+                    score += 25.0 if danger else 8.0
+            if score > best_score:
+                best, best_score = c, score
+    if colors[best] == NO_COLOR:
+        return Action(PLAY, best, _most_color(side, hand, best))
+    return _PLAY[best]
+
+
+def leaf_value(s: GameState, me: int) -> float:
+    """``me``'s chance of winning, guessed from how many cards everyone holds."""
+    if s.over:
+        if s.winner == me:
+            return 1.0
+        return 0.1 if s.winner is None else 0.0
+    weights = 0.0
+    mine = 0.0
+    for i, hand in enumerate(s.hands):
+        if s.active[i]:
+            w = 1.0 / (len(hand) + 0.5) ** 2
+            weights += w
+            if i == me:
+                mine = w
+    return mine / weights
+
+
+def rollout(s: GameState, me: int, rng: random.Random, depth: int) -> tuple[float, int]:
+    """Play ``s`` on with ``rollout_policy`` for ``depth`` actions or to the end.
+
+    Returns ``leaf_value`` where it stops and the number of actions taken.
+    """
+    steps = 0
+    while not s.over and steps < depth:
+        apply(s, s.current, rollout_policy(s, rng), inplace=True)
+        steps += 1
+    return leaf_value(s, me), steps
+
+
+# ----------------------------------------------------------------------------
+# Determinisation: a full state consistent with one seat's view
+
+
+def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
+    """One physical card per slot, each from its candidates, no card twice."""
+    owner: dict[int, int] = {}
+    got = [-1] * len(slots)
+    order = list(range(len(slots)))
+    rng.shuffle(order)
+    order.sort(key=lambda i: len(slots[i]))
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for c in slots[i]:
+            if c in seen:
+                continue
+            seen.add(c)
+            j = owner.get(c)
+            if j is None or augment(j, seen):
+                owner[c] = i
+                got[i] = c
+                return True
+        return False
+
+    for i in order:
+        cands = slots[i]
+        free = [c for c in cands if c not in owner]
+        if free:
+            c = free[0] if len(free) == 1 else rng.choice(free)
+            owner[c] = i
+            got[i] = c
+        elif not augment(i, set()):
+            raise ValueError("the view is not consistent with the pairing table")
+    return got
+
+
+class Sampler:
+    """Everything fixed about a view, ready to draw determinisations from."""
+
+    def __init__(self, view: View) -> None:
+        self.me: int = view["seat"]
+        self.seats: int = view["seats"]
+        side = SIDE_BY_NAME[view["side"]]
+        self.side = side
+        slots: list[tuple[int, ...]] = []
+        self.handles: list[str] = []
+        for entry in view["hand"]:
+            slots.append(CARDS_BY_FACE[entry["face"]])
+            self.handles.append(entry["card"])
+        self.hand_slots = (0, len(slots))
+        self.other_slots: list[tuple[int, int, int]] = []  # seat, start, end
+        self.active: list[bool] = []
+        for p in view["players"]:
+            self.active.append(bool(p["in_game"]))
+            if p["seat"] == self.me:
+                continue
+            start = len(slots)
+            for code in p.get("faces", ()):
+                slots.append(CARDS_BY_FACE[code])
+            self.other_slots.append((p["seat"], start, len(slots)))
+        start = len(slots)
+        for code in view["discard_pile"]:
+            slots.append(CARDS_BY_FACE[code])
+        self.discard_slots = (start, len(slots))
+        top = view["draw_pile"].get("top")
+        self.top_slot = -1
+        if top is not None:
+            self.top_slot = len(slots)
+            slots.append(CARDS_BY_FACE[top])
+        self.slots = slots
+        self.draw_count: int = view["draw_pile"]["count"]
+        color = view["color"]
+        self.color = NO_COLOR if color is None else COLORS.index(color)
+        self.direction = 1 if view["direction"] == "clockwise" else -1
+        self.current: int = view["to_act"]
+        pending = view["pending"]
+        self.pending: str | None = None if pending is None else pending["type"]
+        self.drawn_handle: str | None = None
+        if self.pending == PENDING_DRAWN:
+            self.drawn_handle = view["legal_actions"][0]["card"]
+        self.round: int = view["round"]
+        self.dealer: int = view["dealer"]
+        self.scores: list[int] = list(view["scores"])
+        self.options = Options(seats=self.seats)
+
+    def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, int]]:
+        """A full state consistent with the view, and the card behind each own handle."""
+        got = _assign(self.slots, rng)
+        used = set(got)
+        rest = [c for c in range(DECK_SIZE) if c not in used]
+        rng.shuffle(rest)
+        start, end = self.hand_slots
+        hands: list[list[int]] = [[] for _ in range(self.seats)]
+        hands[self.me] = got[start:end]
+        for seat, a, b in self.other_slots:
+            hands[seat] = got[a:b]
+        d0, d1 = self.discard_slots
+        draw = rest
+        if self.top_slot >= 0:
+            draw.append(got[self.top_slot])
+        cards = dict(zip(self.handles, hands[self.me], strict=True))
+        state = GameState(
+            options=self.options,
+            seed=seed,
+            round=self.round,
+            dealer=self.dealer,
+            side=self.side,
+            hands=hands,
+            draw=draw,
+            discard=got[d0:d1],
+            color=self.color,
+            direction=self.direction,
+            current=self.current,
+            pending=self.pending,
+            drawn=-1 if self.drawn_handle is None else cards[self.drawn_handle],
+            active=self.active[:],
+            passed=[],
+            scores=[0] * self.seats,
+        )
+        return state, cards
+
+
+# ----------------------------------------------------------------------------
+# The bot
+
+
+def _candidates(view: View) -> list[Request]:
+    """The distinct options worth searching: one per (face, colour).
+
+    Every colour of a Wild is searched, also those the hand holds none of: a
+    colour the next player cannot follow can be worth more than one we can.
+    """
+    faces = {e["card"]: e["face"] for e in view["hand"]}
+    seen: set[tuple[str, str | None]] = set()
+    out: list[Request] = []
+    for entry in view["legal_actions"]:
+        kind = entry["type"]
+        card = entry.get("card")
+        face = "" if card is None else faces[card]
+        colors: list[str | None] = list(entry.get("colors", [None]))
+        for color in colors:
+            key = (f"{kind}:{face}", color)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(request(kind, card, color))
+    return out
+
+
+class HardBot(Bot):
+    level = "hard"
+
+    def __init__(self, seed: str | int, budget: int = BUDGET, depth: int = DEPTH) -> None:
+        super().__init__(seed)
+        self.budget = budget
+        self.depth = depth
+
+    def choose(self, view: View) -> Request:
+        one = only_choice(view)
+        if one is not None:
+            return one
+        candidates = _candidates(view)
+        if len(candidates) == 1:
+            return candidates[0]
+        # Normal's choice, from a generator of its own so ours stays in step.
+        prior = NormalBot(self.rng.getrandbits(64)).choose(view)
+        first = [i for i, req in enumerate(candidates) if _same(req, prior, view)]
+        if first and first[0] >= MAX_CANDIDATES:
+            candidates.insert(0, candidates.pop(first[0]))
+        candidates = candidates[:MAX_CANDIDATES]
+        sampler = Sampler(view)
+        me = sampler.me
+        totals = [0.0] * len(candidates)
+        spent = samples = 0
+        while samples < MIN_SAMPLES or spent < self.budget:
+            base, cards = sampler.sample(self.rng, f"{self.seed}:{samples}")
+            rollout_seed = self.rng.getrandbits(64)
+            for i, req in enumerate(candidates):
+                s = base.copy()
+                apply(s, me, _to_action(req, cards), inplace=True)
+                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth)
+                totals[i] += result
+                spent += steps + OVERHEAD
+            samples += 1
+        best_i = 0
+        best_value = -1.0
+        for i, req in enumerate(candidates):
+            value = totals[i] / samples
+            if _same(req, prior, view):
+                value += PRIOR
+            if value > best_value:
+                best_i, best_value = i, value
+        return candidates[best_i]
+
+
+def _same(a: Request, b: Request, view: View) -> bool:
+    if a["type"] != b["type"] or a.get("color") != b.get("color"):
+        return False
+    if a.get("card") == b.get("card"):
+        return True
+    faces = {e["card"]: e["face"] for e in view["hand"]}
+    return faces.get(a.get("card", "")) == faces.get(b.get("card", ""))
+
+
+def _to_action(req: Request, cards: dict[str, int]) -> Action:
+    card = req.get("card")
+    color = req.get("color")
+    return Action(
+        req["type"],
+        -1 if card is None else cards[card],
+        NO_COLOR if color is None else COLORS.index(color),
+    )

@@ -1,0 +1,201 @@
+"""Normal: the play a good casual player would recognise.
+
+Every legal play gets a score from a few rules of thumb and the best one is
+played (the bot's generator only breaks near-ties):
+
+- keep Wilds for when they matter: a plain Wild costs a lot unless the hand is
+  nearly empty or an opponent is close to going out; a restricted Wild (Wild
+  Draw 2, Wild Draw Color) is kept back unless the next player is the seat
+  closest to going out;
+- play high-value cards when an opponent is close to going out (two cards or
+  fewer), so little is left to be scored;
+- stay in the colour it holds most of, and choose that colour for a Wild;
+- use Draw, Skip and Skip Everyone cards against the seat closest to going
+  out, and keep them otherwise; turn a Reverse against whoever is closer to
+  going out;
+- flip when its hand on the other side looks better: the other faces of its
+  own cards are estimated from the public pairing table (the average over the
+  cards that carry each face), and an opponent about to go out must not get a
+  Wild from the flip (their visible faces are what they will hold).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import (
+    DRAW_FIVE,
+    DRAW_ONE,
+    FLIP,
+    NO_COLOR,
+    REVERSE,
+    SKIP,
+    SKIP_EVERYONE,
+    Face,
+)
+from .base import (
+    FACE_BY_CODE,
+    OTHER_FACES,
+    SIDE_BY_NAME,
+    Bot,
+    Request,
+    View,
+    best_color,
+    direction_of,
+    next_seat,
+    only_choice,
+    request,
+)
+
+ATTACKS = frozenset({DRAW_ONE, DRAW_FIVE, SKIP})
+
+
+def hand_badness(faces: list[Face]) -> float:
+    """How hard a hand is to get rid of, and how much it would cost (lower is better)."""
+    if not faces:
+        return 0.0
+    counts: dict[int, int] = {}
+    points = wilds = 0
+    for f in faces:
+        points += f.points
+        if f.color == NO_COLOR:
+            wilds += 1
+        else:
+            counts[f.color] = counts.get(f.color, 0) + 1
+    return points * 0.3 - wilds * 25.0 - 4.0 * max(counts.values(), default=0)
+
+
+def expected_other_badness(faces: list[Face]) -> float:
+    """``hand_badness`` of the other faces, averaged per card over the pairing table."""
+    if not faces:
+        return 0.0
+    points = wilds = 0.0
+    counts: dict[int, float] = {}
+    for f in faces:
+        others = OTHER_FACES[f.code]
+        share = 1.0 / len(others)
+        for o in others:
+            points += o.points * share
+            if o.color == NO_COLOR:
+                wilds += share
+            else:
+                counts[o.color] = counts.get(o.color, 0.0) + share
+    return points * 0.3 - wilds * 25.0 - 4.0 * max(counts.values(), default=0.0)
+
+
+class NormalBot(Bot):
+    level = "normal"
+
+    def choose(self, view: View) -> Request:
+        one = only_choice(view)
+        if one is not None:
+            return one
+        side = SIDE_BY_NAME[view["side"]]
+        hand = [(e["card"], FACE_BY_CODE[e["face"]]) for e in view["hand"]]
+        faces = [f for _, f in hand]
+        legal = view["legal_actions"]
+        first = legal[0]
+        if first["type"] == "choose_color":
+            return request("choose_color", color=best_color(first["colors"], faces, side, self.rng))
+        ctx = _Context(view)
+        best: tuple[float, Request] | None = None
+        for entry in legal:
+            if entry["type"] != "play":
+                continue
+            name = entry["card"]
+            face = next(f for h, f in hand if h == name)
+            rest = [f for h, f in hand if h != name]
+            colors = entry.get("colors")
+            color = best_color(colors, rest, side, self.rng) if colors else None
+            score = play_score(face, rest, ctx) + self.rng.random() * 0.5
+            if best is None or score > best[0]:
+                best = (score, request("play", name, color))
+        if best is None:  # draw or pass offered next to nothing else (never happens)
+            return request(first["type"])
+        return best[1]
+
+
+class _Context:
+    """What the rules of thumb need to know about the table."""
+
+    __slots__ = ("danger", "min_opp", "next_count", "prev_count", "seats_left", "threat_faces")
+
+    def __init__(self, view: View) -> None:
+        me = view["seat"]
+        players: list[dict[str, Any]] = view["players"]
+        direction = direction_of(view)
+        others = [p for p in players if p["seat"] != me and p["in_game"]]
+        self.seats_left = len(others) + 1
+        self.min_opp = min((p["count"] for p in others), default=99)
+        self.danger = self.min_opp <= 2
+        nxt = next_seat(players, me, direction)
+        prv = next_seat(players, me, -direction)
+        self.next_count = players[nxt]["count"]
+        self.prev_count = players[prv]["count"]
+        # After a flip, the faces we see on a hand close to going out are what it holds.
+        self.threat_faces = [
+            [FACE_BY_CODE[code] for code in p.get("faces", [])] for p in others if p["count"] <= 2
+        ]
+
+
+#: The weights of the rules of thumb (tuned by tournaments against Easy).
+W: dict[str, float] = {
+    "points": 0.25,
+    "points_danger": 1.0,
+    "restricted_threat": 35.0,
+    "restricted_keep": -10.0,
+    "wild_keep": -30.0,
+    "same_color": 4.0,
+    "attack_threat": 25.0,
+    "attack_keep": -5.0,
+    "skip_all": 8.0,
+    "skip_all_danger": 25.0,
+    "reverse_two": 10.0,
+    "reverse_turn": 20.0,
+    "reverse_keep": -20.0,
+    "flip": 1.0,
+}
+
+
+def play_score(face: Face, rest: list[Face], ctx: _Context) -> float:
+    """How much Normal likes playing ``face`` and keeping ``rest``."""
+    w = W
+    score = face.points * (w["points_danger"] if ctx.danger else w["points"])
+    next_is_threat = ctx.next_count == ctx.min_opp and ctx.next_count <= 4
+    if face.color == NO_COLOR:
+        if face.restricted:
+            score += w["restricted_threat"] if next_is_threat else w["restricted_keep"]
+        elif len(rest) > 1 and not ctx.danger:
+            score += w["wild_keep"]
+        return score
+    same = sum(1 for f in rest if f.color == face.color)
+    score += w["same_color"] * same
+    kind = face.kind
+    if kind in ATTACKS:
+        score += w["attack_threat"] if next_is_threat else w["attack_keep"]
+    elif kind == SKIP_EVERYONE:
+        score += w["skip_all_danger"] if ctx.danger else w["skip_all"]
+    elif kind == REVERSE:
+        if ctx.seats_left == 2:
+            score += w["reverse_two"]
+        elif ctx.next_count <= 3 and ctx.prev_count > ctx.next_count:
+            score += w["reverse_turn"]
+        elif ctx.prev_count <= 2 and ctx.prev_count < ctx.next_count:
+            score += w["reverse_keep"]
+    elif kind == FLIP:
+        score += w["flip"] * flip_value(rest, ctx)
+    return score
+
+
+def flip_value(rest: list[Face], ctx: _Context) -> float:
+    """Positive when the hand looks better on the other side."""
+    value = hand_badness(rest) - expected_other_badness(rest)
+    for faces in ctx.threat_faces:
+        if any(f.color == NO_COLOR for f in faces):
+            value -= 40.0
+        elif faces:
+            value += 5.0
+    return value
+
+
+__all__ = ["NormalBot", "expected_other_badness", "hand_badness", "play_score"]

@@ -1,0 +1,151 @@
+"""Bot tournaments: play many games between bot levels and report how each did.
+
+Bots are driven exactly as the service drives them: ``view(state, seat)`` goes
+to ``bot.choose`` and the request that comes back is translated with
+``card_for_handle`` and ``color_code``. Decision time is measured here, around
+``choose`` only, never inside a bot.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..cards import NO_COLOR, color_code
+from ..engine import Action, apply, new_game
+from ..state import GameState, Options
+from ..views import card_for_handle, view
+from . import LEVELS, make_bot
+from .base import Request
+
+
+def to_action(state: GameState, seat: int, req: Request) -> Action:
+    """The engine action for a request in the API's shape."""
+    card = req.get("card")
+    color = req.get("color")
+    return Action(
+        req["type"],
+        -1 if card is None else card_for_handle(state, seat, card),
+        NO_COLOR if color is None else color_code(color),
+    )
+
+
+def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score 95% interval of a proportion."""
+    if trials == 0:
+        return (0.0, 0.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values``, nearest rank."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q * len(ordered)))
+    return ordered[rank - 1]
+
+
+def play_game(
+    levels: Sequence[str], seed: str, times: dict[str, list[float]] | None = None
+) -> GameState:
+    """One game with ``levels[i]`` in seat ``i``; returns the final state.
+
+    Each seat's bot is built once per game (bots need no memory, but a game
+    is one generator stream per seat). When ``times`` is given, the seconds
+    each ``choose`` took are appended under the bot's level; a decision with
+    more than one option is also recorded under ``level + "*"``, and its
+    process CPU time under ``level + "cpu"`` (what the decision costs on an
+    otherwise idle core, whatever else the machine is running).
+    """
+    state, _ = new_game(Options(seats=len(levels)), seed)
+    bots = [make_bot(level, f"{seed}:{seat}") for seat, level in enumerate(levels)]
+    while not state.over:
+        seat = state.current
+        seen = view(state, seat)
+        cpu = time.process_time()
+        started = time.perf_counter()
+        req = bots[seat].choose(seen)
+        elapsed = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+        if times is not None:
+            level = levels[seat]
+            times.setdefault(level, []).append(elapsed)
+            legal = seen["legal_actions"]
+            if len(legal) > 1 or len(legal[0].get("colors", ())) > 1:
+                times.setdefault(level + "*", []).append(elapsed)
+                times.setdefault(level + "cpu", []).append(cpu)
+        apply(state, seat, to_action(state, seat, req), inplace=True)
+    return state
+
+
+def tournament(
+    games: int,
+    bots: Sequence[str],
+    seed: str,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` single-round games of ``len(bots)`` seats, rotating the seats.
+
+    Game ``g`` seats ``bots[(i + g) % P]`` in seat ``i``, so with ``games`` a
+    multiple of ``P`` every bot sits in every position equally often.
+    """
+    players = len(bots)
+    for level in bots:
+        if level not in LEVELS:
+            raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
+    seats_of = {level: bots.count(level) for level in dict.fromkeys(bots)}
+    wins = dict.fromkeys(seats_of, 0)
+    points = dict.fromkeys(seats_of, 0)
+    times: dict[str, list[float]] = {}
+    blocked = 0
+    for index in range(games):
+        levels = [bots[(seat + index) % players] for seat in range(players)]
+        state = play_game(levels, f"{seed}:{index}", times)
+        if state.winner is None:
+            blocked += 1
+        else:
+            wins[levels[state.winner]] += 1
+        for seat, level in enumerate(levels):
+            points[level] += state.scores[seat]
+        if progress is not None:
+            progress(index + 1)
+    summary: dict[str, Any] = {}
+    for level, seats in seats_of.items():
+        trials = games * seats
+        low, high = wilson(wins[level], trials)
+        all_times = times.get(level, [])
+        real = times.get(level + "*", [])
+        cpu = times.get(level + "cpu", [])
+        summary[level] = {
+            "seats": seats,
+            "wins": wins[level],
+            "win_rate": wins[level] / trials if trials else 0.0,
+            "win_rate_ci95": [round(low, 4), round(high, 4)],
+            "fair_share": 1 / players,
+            "mean_points_per_game": points[level] / trials if trials else 0.0,
+            "decisions": len(all_times),
+            "decision_ms_mean": 1000 * sum(all_times) / len(all_times) if all_times else 0.0,
+            "decision_ms_p99": 1000 * percentile(all_times, 0.99),
+            "choice_decisions": len(real),
+            "choice_ms_mean": 1000 * sum(real) / len(real) if real else 0.0,
+            "choice_ms_p99": 1000 * percentile(real, 0.99),
+            "choice_ms_max": 1000 * max(real, default=0.0),
+            "choice_cpu_ms_mean": 1000 * sum(cpu) / len(cpu) if cpu else 0.0,
+            "choice_cpu_ms_p99": 1000 * percentile(cpu, 0.99),
+        }
+    return {
+        "games": games,
+        "players": players,
+        "bots": list(bots),
+        "seed": seed,
+        "blocked_games": blocked,
+        "rotated_evenly": games % players == 0,
+        "levels": summary,
+    }
