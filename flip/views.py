@@ -101,6 +101,7 @@ def _public(s: GameState) -> View:
     top = s.discard[-1] if s.discard else None
     return {
         "seats": s.seats,
+        "options": s.options.to_dict(),
         "round": s.round,
         "dealer": s.dealer,
         "side": SIDES[side],

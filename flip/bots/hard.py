@@ -304,7 +304,8 @@ class Sampler:
         self.round: int = view["round"]
         self.dealer: int = view["dealer"]
         self.scores: list[int] = list(view["scores"])
-        self.options = Options(seats=self.seats)
+        options = view.get("options")
+        self.options = Options.from_dict(options) if options else Options(seats=self.seats)
 
     def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, int]]:
         """A full state consistent with the view, and the card behind each own handle."""

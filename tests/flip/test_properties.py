@@ -40,6 +40,7 @@ from flip.views import handle
 MAX_ACTIONS = 30_000
 PUBLIC_KEYS = {
     "seats",
+    "options",
     "round",
     "dealer",
     "side",
