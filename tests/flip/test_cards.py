@@ -14,7 +14,19 @@ from flip import DARK, FACES, LIGHT, Options, apply, view
 from flip.cards import CARDS_BY_FACE, CODE_OF, DECK_SIZE, parse_face, sorted_hand
 from tests.flip.stacking import card, faces, play, stacked_game
 
-SHARED_DECK = Path("/work/shared/data/flip-deck.csv")
+# The team's shared folder sits beside the repository (also in CI's fresh clone).
+_REPO = Path(__file__).resolve().parents[2]
+SHARED_DECK = next(
+    (
+        candidate
+        for candidate in (
+            _REPO.parent / "shared" / "data" / "flip-deck.csv",
+            Path("/work/shared/data/flip-deck.csv"),
+        )
+        if candidate.exists()
+    ),
+    _REPO.parent / "shared" / "data" / "flip-deck.csv",
+)
 
 LIGHT_SYMBOLS = ("flame", "sun", "leaf", "wave")
 DARK_SYMBOLS = ("moon", "gem", "bolt", "star")
