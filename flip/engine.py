@@ -339,11 +339,15 @@ def check(s: GameState, seat: int, action: Action) -> None:
     kind = action.type
     if kind not in ACTION_TYPES:
         raise RuleError("unknown_action")
-    if kind != PLAY and action.card >= 0:
+    # The action's shape first: which actions name a card or a colour.
+    if kind == PLAY:
+        if action.card < 0:
+            raise RuleError("card_required")
+    elif action.card >= 0:
         raise RuleError("card_not_allowed")
+    if action.color != NO_COLOR and kind not in (PLAY, CHOOSE_COLOR):
+        raise RuleError("color_not_allowed")
     if kind == LEAVE:
-        if action.color != NO_COLOR:
-            raise RuleError("color_not_allowed")
         return
     if seat != s.current:
         raise RuleError("not_your_turn")
@@ -359,8 +363,6 @@ def check(s: GameState, seat: int, action: Action) -> None:
     if s.pending == PENDING_COLOR:
         raise RuleError("color_must_be_chosen_first")
     if kind == PLAY:
-        if action.card < 0:
-            raise RuleError("card_required")
         reason = refusal(s, seat, action.card)
         if reason is not None:
             raise RuleError(reason)
@@ -372,8 +374,6 @@ def check(s: GameState, seat: int, action: Action) -> None:
         elif action.color != NO_COLOR:
             raise RuleError("color_not_allowed")
         return
-    if action.color != NO_COLOR:
-        raise RuleError("color_not_allowed")
     if s.pending == PENDING_DRAWN:
         raise RuleError("must_play_drawn_card")
     if _playable(s, s.hands[seat]):

@@ -171,7 +171,9 @@ def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) 
     """
     card = -1
     if data.get("card") is not None:
-        card = flip.card_for_handle(state, seat, data["card"])
+        # A handle names a card of the hand only in a play; any other action
+        # is handed a card anyway, for flip to refuse (card_not_allowed).
+        card = flip.card_for_handle(state, seat, data["card"]) if data["type"] == flip.PLAY else 0
     color = -1
     if data.get("color") is not None:
         try:

@@ -426,18 +426,6 @@ class TableActionApi(APIView):
             help_text="The seq of the view you acted on; a stale one answers 409.",
         )
 
-        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            kind = attrs["type"]
-            if attrs.get("card") is not None and kind != flip.PLAY:
-                raise serializers.ValidationError({"card": ["Only a play names a card."]})
-            if kind == flip.PLAY and attrs.get("card") is None:
-                raise serializers.ValidationError({"card": ["A play names a card."]})
-            if attrs.get("color") is not None and kind not in (flip.PLAY, flip.CHOOSE_COLOR):
-                raise serializers.ValidationError(
-                    {"color": ["Only a play or a colour choice names a colour."]}
-                )
-            return attrs
-
     @extend_schema(
         tags=TAG,
         summary="Play, draw, choose a colour or pass",

@@ -217,9 +217,6 @@ def test_rule_refusals_are_422_with_the_rules_code(alice: User, bob: User, api: 
         ({"type": "cheat"}, "invalid", "type"),
         ({"type": "leave"}, "invalid", "type"),
         ({"type": 7}, "invalid", "type"),
-        ({"type": "play"}, "invalid", "card"),
-        ({"type": "draw", "card": "abc"}, "invalid", "card"),
-        ({"type": "pass", "color": "red"}, "invalid", "color"),
         ({"type": "draw", "expected_seq": "soon"}, "invalid", "expected_seq"),
         ({"type": "draw", "expected_seq": -1}, "invalid", "expected_seq"),
         ({"type": "play", "card": ["a"]}, "invalid", "card"),
@@ -239,6 +236,27 @@ def test_bad_action_bodies_are_400_and_change_nothing(
     response = mover.post(url(table, "actions"), body, format="json")
 
     assert field in assert_error(response, 400, code)["fields"]
+    assert moves(table) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"type": "play"}, "card_required"),
+        ({"type": "draw", "card": "abc"}, "card_not_allowed"),
+        ({"type": "pass", "color": "red"}, "color_not_allowed"),
+        ({"type": "draw", "color": "red"}, "color_not_allowed"),
+    ],
+)
+def test_actions_of_the_wrong_shape_are_refused_by_the_rules_and_change_nothing(
+    alice: User, bob: User, api: Api, body: dict[str, Any], code: str
+) -> None:
+    table = started_table(alice, bob)
+    mover = api(alice if seat_to_act(table) == 0 else bob)
+
+    response = mover.post(url(table, "actions"), body, format="json")
+
+    assert_error(response, 422, code)
     assert moves(table) == 1
 
 
