@@ -39,6 +39,8 @@ def main() -> int:
         "worker": [*worker, "--without-mingle", "--without-gossip"],
         "beat": [celery, "-A", "gamenook", "beat", "-l", "info"],
     }
+    # A SIGTERM (kill, a process manager) stops the three like Ctrl-C does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     procs = {name: subprocess.Popen(cmd, cwd=ROOT, env=env) for name, cmd in commands.items()}
     print(f"web, worker and beat started; http://127.0.0.1:{args.port}/ (Ctrl-C stops all)")
     status = 0
