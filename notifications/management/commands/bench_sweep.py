@@ -141,7 +141,8 @@ class Command(BaseCommand):
             f"sweep, reading only: {read * 1000:.0f} ms for {len(handed):,} due tables\n"
             f"sweep, first query to last timeout applied: {total:.1f} s for "
             f"{result.timeouts:,} timeouts ({result.timeouts / total:.0f} per second); "
-            f"{applied} still past their deadline; {len(queued):,} e-mail jobs queued\n"
+            f"{applied} still past their deadline; jobs queued for workers: "
+            f"{', '.join(f'{queued.count(n):,} {n}' for n in sorted(set(queued))) or 'none'}\n"
             f"bot catch-up scan over all active tables: {bot_scan * 1000:.0f} ms "
             f"({bots.bots} waiting)"
         )
