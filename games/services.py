@@ -312,6 +312,15 @@ def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
 # The lobby
 
 
+def new_game_seed() -> str:
+    """Ruling 14: a seed per game from ``secrets``.
+
+    It never leaves the server while the game runs (it is in the record
+    published at the end). Tests replace this function to deal known games.
+    """
+    return secrets.token_hex(16)
+
+
 def table_create(
     *,
     host: User,
@@ -418,9 +427,7 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
             scoring=table.scoring,
             target=table.target,
         )
-        # Ruling 14: a seed per game from `secrets`; it never leaves the server
-        # while the game runs (it is in the record published at the end).
-        state, events = flip.new_game(options, secrets.token_hex(16))
+        state, events = flip.new_game(options, new_game_seed())
         move = _append(
             table,
             round_number=state.round,

@@ -19,6 +19,15 @@ _names = itertools.count()
 
 
 @pytest.fixture(autouse=True)
+def _known_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test deals the same games, run after run: a failure shows again."""
+    seeds = itertools.count()
+    monkeypatch.setattr(
+        "games.services.new_game_seed", lambda: f"test-seed-{next(seeds)}", raising=True
+    )
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttles() -> Iterator[None]:
     # Throttle counts live in the cache, which outlives a test.
     cache.clear()

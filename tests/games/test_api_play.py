@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+import flip
 from games import services
 from games.models import Move, Table
 from tests.games.conftest import action_body, assert_error, make_user, started_table
@@ -37,6 +38,12 @@ def moves(table: Table) -> int:
 # --- the view -----------------------------------------------------------------
 
 
+def state_of(table: Table) -> flip.GameState:
+    table.refresh_from_db()
+    assert table.state is not None
+    return flip.GameState.from_dict(table.state)
+
+
 def test_view_of_a_seat_is_its_flip_view_with_the_table(alice: User, bob: User, api: Api) -> None:
     table = started_table(alice, bob)
 
@@ -55,7 +62,7 @@ def test_view_of_a_seat_is_its_flip_view_with_the_table(alice: User, bob: User, 
     }
     assert body["table"] == table.pk and body["seq"] == table.seq == 1
     assert body["game"]["seat"] == 1
-    assert len(body["game"]["hand"]) == 7
+    assert len(body["game"]["hand"]) == len(state_of(table).hands[1])
     assert "faces" in body["game"]["players"][0] and "faces" not in body["game"]["players"][1]
     assert response["ETag"] == '"1"'
     assert "private" in response["Cache-Control"]
@@ -114,7 +121,7 @@ def test_a_watcher_sees_only_public_facts(alice: User, bob: User, api: Api) -> N
     assert game["seat"] is None and game["hand"] == [] and game["legal_actions"] == []
     assert "top" not in game["draw_pile"]
     assert all("faces" not in p for p in game["players"])
-    assert [p["count"] for p in game["players"]] == [7, 7]
+    assert [p["count"] for p in game["players"]] == [len(h) for h in state_of(table).hands]
 
 
 def test_view_of_an_unknown_table_is_404_and_needs_authentication(alice: User, api: Api) -> None:

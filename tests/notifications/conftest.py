@@ -85,6 +85,15 @@ class Jobs(list[tuple[str, tuple[int, ...]]]):
         return done
 
 
+@pytest.fixture(autouse=True)
+def _known_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test deals the same games, run after run: a failure shows again."""
+    seeds = itertools.count()
+    monkeypatch.setattr(
+        "games.services.new_game_seed", lambda: f"test-seed-{next(seeds)}", raising=True
+    )
+
+
 @pytest.fixture
 def jobs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jobs]:
     captured = Jobs()
