@@ -62,6 +62,17 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The web server and the worker write to one SQLite file: take the write lock
+    # when a transaction begins (no lock upgrade to fail half-way), wait for it
+    # rather than fail, and let readers read while one writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL;",
+        }
+    )
 # A connection kept open across requests or tasks is checked before reuse, so web
 # processes and Celery workers reconnect by themselves after a PostgreSQL restart.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
