@@ -294,6 +294,20 @@ def _playable(s: GameState, hand: list[int]) -> list[int]:
     return out
 
 
+def playable_cards(s: GameState, hand: list[int]) -> list[int]:
+    """The cards of ``hand`` that match now, ignoring any pending decision.
+
+    For simulations (the bots) that apply their own policy in place; it is the
+    same test ``legal_actions`` and ``check`` use.
+    """
+    return _playable(s, hand)
+
+
+def next_seat(s: GameState, seat: int) -> int:
+    """The next seat still in the game after ``seat``, in the direction of play."""
+    return _next(s, seat)
+
+
 # Every play action, built once: ``_PLAYS[side][card]`` (a Wild once per colour).
 _PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
     tuple(

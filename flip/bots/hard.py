@@ -39,7 +39,6 @@ from ..cards import (
     DECK_SIZE,
     DRAW_FIVE,
     DRAW_ONE,
-    KEY_OF,
     KIND_OF,
     LIGHT,
     NO_COLOR,
@@ -49,7 +48,16 @@ from ..cards import (
     SKIP,
     SKIP_EVERYONE,
 )
-from ..engine import CHOOSE_COLOR, DRAW, PASS, PLAY, Action, apply
+from ..engine import (
+    CHOOSE_COLOR,
+    DRAW,
+    PASS,
+    PLAY,
+    Action,
+    apply,
+    next_seat,
+    playable_cards,
+)
 from ..state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
 from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
 from .normal import NormalBot
@@ -81,47 +89,6 @@ _DRAW: Final = Action(DRAW)
 _PASS: Final = Action(PASS)
 
 
-# ----------------------------------------------------------------------------
-# Rules helpers (the engine's are private)
-
-
-def playable(s: GameState, hand: list[int]) -> list[int]:
-    """The cards of ``hand`` that may be played now (no pending decision)."""
-    side = s.side
-    colors = COLOR_OF[side]
-    keys = KEY_OF[side]
-    restricted_of = RESTRICTED_OF[side]
-    in_play = s.color
-    top_key = keys[s.discard[-1]]
-    out: list[int] = []
-    restricted: list[int] = []
-    holds_color = False
-    for c in hand:
-        color = colors[c]
-        if color == NO_COLOR:
-            if restricted_of[c]:
-                restricted.append(c)
-            else:
-                out.append(c)
-        elif color == in_play:
-            holds_color = True
-            out.append(c)
-        elif keys[c] == top_key:
-            out.append(c)
-    if restricted and not holds_color:
-        out.extend(restricted)
-    return out
-
-
-def _next(s: GameState, seat: int) -> int:
-    n = s.options.seats
-    active = s.active
-    seat = (seat + s.direction) % n
-    while not active[seat]:
-        seat = (seat + s.direction) % n
-    return seat
-
-
 def _most_color(side: int, hand: list[int], skip: int = -1) -> int:
     colors = COLOR_OF[side]
     base = SIDE_COLORS[side][0]
@@ -148,13 +115,13 @@ def rollout_policy(s: GameState, rng: random.Random) -> Action:
     if s.pending == PENDING_DRAWN:
         options = [s.drawn]
     else:
-        options = playable(s, hand)
+        options = playable_cards(s, hand)
         if not options:
             return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
     if len(options) == 1:
         best = options[0]
     else:
-        nxt = _next(s, seat)
+        nxt = next_seat(s, seat)
         next_count = len(s.hands[nxt])
         min_opp = 99
         for i, h in enumerate(s.hands):
