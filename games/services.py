@@ -51,6 +51,21 @@ def _lock_table(table_id: int) -> Table:
         raise NotFound() from None
 
 
+def _lock_table_with_seat(table_id: int, user: User) -> tuple[Table, Seat]:
+    """Lock the table row and read ``user``'s seat at it, in one statement."""
+    seat = (
+        Seat.objects.select_related("table")
+        .select_for_update(of=("table",))
+        .filter(table_id=table_id, user=user)
+        .first()
+    )
+    if seat is None:
+        if not Table.objects.filter(pk=table_id).exists():
+            raise NotFound()
+        raise Forbidden("You hold no seat at this table.", code="not_seated")
+    return seat.table, seat
+
+
 def _seat_of(table: Table, user: User) -> Seat:
     seat = table.seats.filter(user=user).first()
     if seat is None:
@@ -65,6 +80,20 @@ def _seconds_per_hour() -> int:
 
 # ----------------------------------------------------------------------------
 # The one way a game changes
+
+
+#: What a move changes on the table row (``_append`` and ``_save_snapshot``).
+_SNAPSHOT_FIELDS = [
+    "state",
+    "seq",
+    "turn",
+    "status",
+    "finished_at",
+    "turn_started_at",
+    "deadline_at",
+    "remind_at",
+    "updated_at",
+]
 
 
 def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.GameState) -> bool:
@@ -152,7 +181,7 @@ def _apply_locked(
         )
         events.extend(caused)
     new_turn = _save_snapshot(table, before, state)
-    table.save()
+    table.save(update_fields=_SNAPSHOT_FIELDS)
     _notify_on_commit(table, new_turn=new_turn)
     return MoveResult(table=table, state=state, events=events, moves=moves)
 
@@ -198,8 +227,7 @@ def table_apply_action(
     rules refuse the action. Nothing is written unless everything succeeds.
     """
     with transaction.atomic():
-        table = _lock_table(table_id)
-        seat = _seat_of(table, user)
+        table, seat = _lock_table_with_seat(table_id, user)
         if seat.is_bot or seat.left_at is not None:
             raise Forbidden("You no longer hold a seat in this game.", code="not_seated")
         state = _active_state(table)
