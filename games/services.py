@@ -10,6 +10,7 @@ functions below look up, lock and check, then call it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -150,14 +151,20 @@ def _notify_on_commit(table: Table, *, new_turn: bool) -> None:
     )
 
 
+def _commit_locked(table: Table, *, new_turn: bool, fields: list[str]) -> None:
+    """Save the locked table's changed ``fields`` and signal the change on commit."""
+    table.save(update_fields=fields)
+    _notify_on_commit(table, new_turn=new_turn)
+
+
 def _apply_locked(
     table: Table,
     state: flip.GameState,
     seat: int,
-    actions: list[flip.Action],
+    next_action: Callable[[flip.GameState], flip.Action | None],
     source: str,
 ) -> MoveResult:
-    """Apply ``actions`` in order for ``seat`` to a locked table, one move each.
+    """Apply ``next_action(state)`` for ``seat`` until it returns None, one move each.
 
     The caller holds the row lock inside ``transaction.atomic()``. A
     ``flip.RuleError`` from any action propagates and the transaction rolls
@@ -166,7 +173,7 @@ def _apply_locked(
     before = state
     moves: list[Move] = []
     events: list[flip.Event] = []
-    for action in actions:
+    while (action := next_action(state)) is not None:
         round_number = state.round
         state, caused = flip.apply(state, seat, action)
         moves.append(
@@ -181,9 +188,14 @@ def _apply_locked(
         )
         events.extend(caused)
     new_turn = _save_snapshot(table, before, state)
-    table.save(update_fields=_SNAPSHOT_FIELDS)
-    _notify_on_commit(table, new_turn=new_turn)
+    _commit_locked(table, new_turn=new_turn, fields=_SNAPSHOT_FIELDS)
     return MoveResult(table=table, state=state, events=events, moves=moves)
+
+
+def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]:
+    """A ``next_action`` that gives ``action`` once."""
+    pending = [action]
+    return lambda _state: pending.pop() if pending else None
 
 
 def _active_state(table: Table) -> flip.GameState:
@@ -236,11 +248,11 @@ def table_apply_action(
         action = action_from_request(state, seat.number, data)
         if action.type == flip.LEAVE:
             raise flip.RuleError("unknown_action")
-        return _apply_locked(table, state, seat.number, [action], source)
+        return _apply_locked(table, state, seat.number, _once(action), source)
 
 
 def _leave_locked(table: Table, state: flip.GameState, seat: Seat, source: str) -> MoveResult:
-    result = _apply_locked(table, state, seat.number, [flip.Action(flip.LEAVE)], source)
+    result = _apply_locked(table, state, seat.number, _once(flip.Action(flip.LEAVE)), source)
     seat.left_at = timezone.now()
     seat.save(update_fields=["left_at"])
     return result
@@ -252,7 +264,7 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
         table = _lock_table(table_id)
         seat = _seat_of(table, user)
         state = _active_state(table)
-        if not state.active[seat.number]:
+        if seat.left_at is not None:
             raise Conflict("You have already left this game.", code="already_left")
         return _leave_locked(table, state, seat, Move.Source.LEAVE)
 
@@ -276,7 +288,7 @@ def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
         bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
         choice = bot.choose(flip.view(state, seat.number))
         action = action_from_request(state, seat.number, choice)
-        return _apply_locked(table, state, seat.number, [action], Move.Source.BOT)
+        return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
 
 
 def table_run_bots(*, table_id: int, limit: int = 1000) -> int:
@@ -307,13 +319,11 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
         seat = table.seats.get(number=state.current)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
-        actions: list[flip.Action] = []
-        probe = state
-        while not probe.over and probe.turn == turn:
-            action = flip.timeout_action(probe)
-            actions.append(action)
-            probe, _ = flip.apply(probe, seat.number, action)
-        return _apply_locked(table, state, seat.number, actions, Move.Source.TIMEOUT)
+
+        def rest_of_turn(now: flip.GameState) -> flip.Action | None:
+            return None if now.over or now.turn != turn else flip.timeout_action(now)
+
+        return _apply_locked(table, state, seat.number, rest_of_turn, Move.Source.TIMEOUT)
 
 
 def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
@@ -467,8 +477,7 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         table.status = Table.Status.ACTIVE
         table.started_at = timezone.now()
         new_turn = _save_snapshot(table, None, state)
-        table.save()
-        _notify_on_commit(table, new_turn=new_turn)
+        _commit_locked(table, new_turn=new_turn, fields=[*_SNAPSHOT_FIELDS, "started_at"])
         return MoveResult(table=table, state=state, events=events, moves=[move])
 
 
@@ -494,8 +503,7 @@ def table_abort(*, table_id: int) -> Table:
         table.status = Table.Status.ABORTED
         table.finished_at = timezone.now()
         table.deadline_at = table.remind_at = table.turn_started_at = None
-        table.save()
-        _notify_on_commit(table, new_turn=False)
+        _commit_locked(table, new_turn=False, fields=_SNAPSHOT_FIELDS)
         return table
 
 
@@ -505,7 +513,7 @@ def seat_remove(*, table_id: int, number: int) -> MoveResult:
         table = _lock_table(table_id)
         state = _active_state(table)
         seat = table.seats.get(number=number)
-        if not state.active[number]:
+        if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
         return _leave_locked(table, state, seat, Move.Source.ADMIN)
 
@@ -518,7 +526,7 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         table = _lock_table(table_id)
         state = _active_state(table)
         seat = table.seats.get(number=number)
-        if not state.active[number]:
+        if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
         previous = seat.user_id
         seat.user = None
@@ -535,8 +543,7 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
             },
             source=Move.Source.ADMIN,
         )
-        table.save(update_fields=["seq", "updated_at"])
-        _notify_on_commit(table, new_turn=False)
+        _commit_locked(table, new_turn=False, fields=["seq", "updated_at"])
         return seat
 
 
@@ -555,10 +562,9 @@ def user_deactivate(*, user: User) -> int:
             table = _lock_table(table_id)
             if table.status != Table.Status.ACTIVE:
                 continue
-            state = _active_state(table)
             seat = table.seats.get(user=user)
-            if state.active[seat.number]:
-                _leave_locked(table, state, seat, Move.Source.ADMIN)
+            if seat.left_at is None:
+                _leave_locked(table, _active_state(table), seat, Move.Source.ADMIN)
                 left += 1
     return left
 
