@@ -177,43 +177,7 @@ class TableAdmin(admin.ModelAdmin):
     change_form_template = "admin/games/table/change_form.html"
 
     # Never ``state``: it holds the seed and every hidden card.
-    fieldsets = (
-        (
-            "Table",
-            {
-                "fields": (
-                    "id",
-                    "status",
-                    "host",
-                    "seat_count",
-                    "two_seat_reverse_skips",
-                    "scoring",
-                    "target",
-                    "turn_hours",
-                    "timeout_policy",
-                    "allow_watchers",
-                )
-            },
-        ),
-        (
-            "Game",
-            {
-                "fields": (
-                    "game_summary",
-                    "seq",
-                    "turn",
-                    "turn_started_at",
-                    "deadline_at",
-                    "remind_at",
-                    "started_at",
-                    "finished_at",
-                    "created_at",
-                    "updated_at",
-                )
-            },
-        ),
-    )
-    readonly_fields = (
+    _table_fields = (
         "id",
         "status",
         "host",
@@ -224,6 +188,8 @@ class TableAdmin(admin.ModelAdmin):
         "turn_hours",
         "timeout_policy",
         "allow_watchers",
+    )
+    _game_fields = (
         "game_summary",
         "seq",
         "turn",
@@ -235,6 +201,9 @@ class TableAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
+    fieldsets = (("Table", {"fields": _table_fields}), ("Game", {"fields": _game_fields}))
+    # Every field shown is read-only.
+    readonly_fields = _table_fields + _game_fields
 
     # --- permissions: view-only rows, moderation through services ----------
 
