@@ -46,6 +46,17 @@ def table_state(table: Table) -> flip.GameState | None:
     return None if table.state is None else flip.GameState.from_dict(table.state)
 
 
+def seat_to_act(table: Table) -> Seat | None:
+    """The seat whose turn it is (with its user), or None when no game runs."""
+    state = table_state(table)
+    if state is None or state.over:
+        return None
+    seat: Seat | None = (
+        Seat.objects.select_related("user").filter(table_id=table.pk, number=state.current).first()
+    )
+    return seat
+
+
 def table_view(table: Table, seat: int | None) -> dict[str, Any] | None:
     """flip's view of the game for ``seat`` (None: watcher); None before the start."""
     state = table_state(table)

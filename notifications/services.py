@@ -42,6 +42,7 @@ from django.utils import timezone
 
 import flip
 from games.models import Seat, Table
+from games.selectors import seat_to_act
 from games.services import (
     MoveResult,
     table_claim_reminder,
@@ -357,16 +358,6 @@ def _describe_timeout(result: MoveResult, seat: int) -> list[str]:
     return lines
 
 
-def _current_seat(table: Table) -> Seat | None:
-    if table.state is None:
-        return None
-    return (
-        Seat.objects.select_related("user")
-        .filter(table_id=table.pk, number=table.state["current"])
-        .first()
-    )
-
-
 def table_apply_timeout(*, table_id: int, turn: int) -> bool:
     """Apply the missed-deadline policy to turn ``turn``, once; True when it acted.
 
@@ -377,7 +368,7 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None or table.turn != turn or table.status != Table.Status.ACTIVE:
         return False
-    seat = _current_seat(table)
+    seat = seat_to_act(table)
     if seat is not None and seat.is_bot:
         try:
             return bot_turn_run(table_id=table_id, seq=table.seq)
@@ -416,7 +407,7 @@ def table_remind(*, table_id: int, turn: int) -> bool:
         table = table_claim_reminder(table_id=table_id, turn=turn)
         if table is None:
             return False
-        seat = _current_seat(table)
+        seat = seat_to_act(table)
         try:
             with transaction.atomic():
                 Reminder.objects.create(
@@ -480,7 +471,7 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         return
     if table.status != Table.Status.ACTIVE or table.state is None:
         return
-    seat = _current_seat(table)
+    seat = seat_to_act(table)
     if seat is None or seat.left_at is not None:
         return
     if seat.is_bot:
