@@ -30,7 +30,15 @@ from .engine import (
 from .errors import MESSAGES, RuleError
 from .record import Recorder, replay
 from .state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
-from .views import card_for_handle, event_view, events_view, handle, view, watcher_view
+from .views import (
+    card_for_handle,
+    event_view,
+    events_view,
+    flip_memory,
+    handle,
+    view,
+    watcher_view,
+)
 
 __all__ = [
     "CHOOSE_COLOR",
@@ -58,6 +66,7 @@ __all__ = [
     "check",
     "color_code",
     "event_view",
+    "flip_memory",
     "events_view",
     "handle",
     "legal_actions",

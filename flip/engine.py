@@ -155,6 +155,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.round += 1
     s.side = LIGHT
     s.flips = 0
+    s.last_flip = None
     s.direction = 1
     s.pending = None
     s.drawn = -1
@@ -533,6 +534,12 @@ def _play(
 
 
 def _flip(s: GameState, events: list[Event]) -> None:
+    s.last_flip = {
+        "side": s.side,
+        "hands": [h[:] for h in s.hands],
+        "discard": len(s.discard),
+        "shuffles": s.shuffles,
+    }
     s.discard.reverse()
     s.draw.reverse()
     s.side ^= 1

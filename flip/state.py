@@ -80,6 +80,10 @@ class GameState:
     passed: list[int] = field(default_factory=list)
     turn: int = 0
     flips: int = 0
+    #: The hands and the discard pile's size the moment the table last turned
+    #: over this round (``{"side", "hands", "discard", "shuffles"}``), for
+    #: ``flip.views.flip_memory``; None before the round's first flip.
+    last_flip: dict[str, Any] | None = None
     actions: int = 0
     scores: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
@@ -118,6 +122,7 @@ class GameState:
             passed=self.passed[:],
             turn=self.turn,
             flips=self.flips,
+            last_flip=self.last_flip,  # replaced at every flip, never mutated
             actions=self.actions,
             scores=self.scores[:],
             left_points=self.left_points[:],
@@ -149,6 +154,7 @@ class GameState:
             "passed": self.passed[:],
             "turn": self.turn,
             "flips": self.flips,
+            "last_flip": _copy_last_flip(self.last_flip),
             "actions": self.actions,
             "scores": self.scores[:],
             "left_points": self.left_points[:],
@@ -180,6 +186,7 @@ class GameState:
             passed=list(data["passed"]),
             turn=data["turn"],
             flips=data["flips"],
+            last_flip=_copy_last_flip(data.get("last_flip")),
             actions=data["actions"],
             scores=list(data["scores"]),
             left_points=list(data["left_points"]),
@@ -189,3 +196,9 @@ class GameState:
             winner=data["winner"],
             ranking=list(data["ranking"]),
         )
+
+
+def _copy_last_flip(last_flip: dict[str, Any] | None) -> dict[str, Any] | None:
+    if last_flip is None:
+        return None
+    return {**last_flip, "hands": [list(h) for h in last_flip["hands"]]}

@@ -170,6 +170,45 @@ def view(s: GameState, seat: int | None) -> View:
     return out
 
 
+def flip_memory(s: GameState, seat: int) -> View | None:
+    """What ``seat`` saw the moment the table last turned over this round.
+
+    The faces shown just before the table turned (the Flip already on the
+    discard pile), in the view's own shapes: ``side`` (the side then in play),
+    ``hand`` (the seat's active faces then, sorted), ``players`` (every other
+    hand's inactive faces then, sorted) and ``discard_pile`` (bottom to top;
+    None once a reshuffle has taken those cards away). None before the round's
+    first flip.
+
+    A person in the seat watching the table saw all of it. It is handed to the
+    seat's own bot next to its view, never served by the API: with the current
+    view it would put both faces of the seat's own cards in one response.
+    """
+    if not 0 <= seat < s.seats:
+        raise ValueError(f"no seat {seat} at a table of {s.seats}")
+    last = s.last_flip
+    if last is None:
+        return None
+    old = last["side"]
+    new = old ^ 1
+    hands: list[list[int]] = last["hands"]
+    pile = None
+    if s.shuffles == last["shuffles"]:
+        # The pile was reversed by the flip and has only grown on top since.
+        pile = [CODE_OF[old][c] for c in reversed(s.discard[: last["discard"]])]
+    return {
+        "round": s.round,
+        "side": SIDES[old],
+        "hand": _face_sort([CODE_OF[old][c] for c in hands[seat]], old),
+        "players": [
+            {"seat": i, "faces": _face_sort([CODE_OF[new][c] for c in hand], new)}
+            for i, hand in enumerate(hands)
+            if i != seat
+        ],
+        "discard_pile": pile,
+    }
+
+
 def _legal_view(s: GameState, seat: int, names: dict[int, str]) -> list[dict[str, Any]]:
     grouped: dict[tuple[str, int], dict[str, Any]] = {}
     for action in legal_actions(s, seat):

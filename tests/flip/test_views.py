@@ -3,8 +3,25 @@
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
+from typing import Any
 
-from flip import DARK, DRAW, LIGHT, Action, apply, events_view, view, watcher_view
+from flip import (
+    DARK,
+    DRAW,
+    LIGHT,
+    Action,
+    GameState,
+    Options,
+    apply,
+    events_view,
+    flip_memory,
+    new_game,
+    view,
+    watcher_view,
+)
+from flip.bots.tournament import to_action
 from flip.cards import CODE_OF, parse_face
 from flip.views import card_for_handle, handle
 from tests.flip.stacking import faces, play, position, stacked_game
@@ -106,6 +123,121 @@ def test_what_you_see_after_a_flip_the_views_swap() -> None:
     after, _ = apply(state, 0, play(state.hands[0][0]))
     assert [e["face"] for e in view(after, 1)["hand"]] == before_other == ["moon-3", "star-1"]
     assert view(after, 0)["players"][1]["faces"] == before_own == ["flame-1", "wave-4"]
+
+
+def test_what_you_see_after_a_flip_memory_holds_what_each_seat_saw_as_the_table_turned() -> None:
+    state = position(
+        [["sun-flip", "sun-3"], ["flame-1/moon-3", "wave-4/star-1"], ["wave-1"]],
+        ["leaf-1/bolt-5", "sun-8"],
+    )
+    assert flip_memory(state, 1) is None  # no flip yet this round
+    before = [view(state, seat) for seat in range(3)]
+    back = CODE_OF[DARK][state.hands[0][0]]  # what the others saw of the Flip
+    after, _ = apply(state, 0, play(state.hands[0][0]))
+    memory = flip_memory(after, 1)
+    assert memory == {
+        "round": after.round,
+        "side": "light",
+        "hand": [e["face"] for e in before[1]["hand"]],
+        "players": [
+            {"seat": 0, "faces": [f for f in before[1]["players"][0]["faces"] if f != back]},
+            {"seat": 2, "faces": before[1]["players"][2]["faces"]},
+        ],
+        "discard_pile": before[1]["discard_pile"] + ["sun-flip"],
+    }
+    # The flipper no longer holds its Flip; it saw the rest of its hand.
+    flipper = flip_memory(after, 0)
+    assert flipper is not None and flipper["hand"] == ["sun-3"]
+    # None of it is in any view: the API never serves a memory.
+    for seat in range(3):
+        assert "hand" not in json.dumps(view(after, seat)["players"])
+
+
+def test_a_snapshot_saved_before_flip_memory_existed_loads_without_one() -> None:
+    state = position(
+        [["sun-flip", "sun-3"], ["flame-1/moon-3", "wave-4/star-1"], ["wave-1"]],
+        ["leaf-1/bolt-5", "sun-8"],
+    )
+    after, _ = apply(state, 0, play(state.hands[0][0]))
+    old = json.loads(json.dumps(after.to_dict()))
+    del old["last_flip"]
+    loaded = GameState.from_dict(old)
+    assert loaded.last_flip is None and flip_memory(loaded, 1) is None
+    assert view(loaded, 1) == view(after, 1)
+    assert GameState.from_dict(json.loads(json.dumps(after.to_dict()))) == after
+
+
+def _easy_move(state, rng: random.Random) -> Action:
+    from flip.bots import make_bot
+
+    seat = state.current
+    return to_action(state, seat, make_bot("easy", rng.getrandbits(32)).choose(view(state, seat)))
+
+
+def test_what_you_see_flip_memory_over_whole_games_matches_the_views_at_each_flip() -> None:
+    """At every flip of many games, every seat's memory is its view of the moment before.
+
+    The memory lasts until the next flip; its discard pile is dropped by a
+    reshuffle, and a new round (or a game played to a target) starts without one.
+    """
+    flips = reshuffled = new_rounds = 0
+    for game in range(40):
+        state, _ = new_game(
+            Options(seats=3 + game % 3, scoring="target", target=250), f"mem:{game}"
+        )
+        rng = random.Random(game)
+        expected: list[dict[str, Any] | None] = [None] * state.seats
+        while not state.over and state.actions < 3000:
+            before = [view(state, seat) for seat in range(state.seats)]
+            flipper = state.current
+            old_side, old_round, old_shuffles = state.side, state.round, state.shuffles
+            state, _ = apply(state, flipper, _easy_move(state, rng))
+            if state.round != old_round:
+                new_rounds += 1
+                expected = [None] * state.seats
+            elif state.side != old_side:
+                flips += 1
+                flip_face = CODE_OF[old_side][state.discard[0]]
+                inactive = CODE_OF[old_side ^ 1][state.discard[0]]
+                for seat in range(state.seats):
+                    seen = before[seat]
+                    hand = Counter(e["face"] for e in seen["hand"])
+                    if seat == flipper:
+                        hand[flip_face] -= 1
+                    players = []
+                    for p in seen["players"]:
+                        if p["seat"] == seat:
+                            continue
+                        faces = Counter(p["faces"])
+                        if p["seat"] == flipper:
+                            faces[inactive] -= 1
+                        players.append({"seat": p["seat"], "faces": sorted(faces.elements())})
+                    expected[seat] = {
+                        "side": seen["side"],
+                        "hand": sorted(hand.elements()),
+                        "players": players,
+                        "discard_pile": seen["discard_pile"] + [flip_face],
+                    }
+            elif state.shuffles != old_shuffles and any(expected):
+                reshuffled += 1
+                for memory in expected:
+                    if memory is not None:
+                        memory["discard_pile"] = None
+            for seat in range(state.seats):
+                got = flip_memory(state, seat)
+                want = expected[seat]
+                if want is None:
+                    assert got is None
+                    continue
+                assert got is not None
+                assert got["round"] == state.round
+                assert got["side"] == want["side"]
+                assert sorted(got["hand"]) == want["hand"]
+                assert [
+                    {"seat": p["seat"], "faces": sorted(p["faces"])} for p in got["players"]
+                ] == want["players"]
+                assert got["discard_pile"] == want["discard_pile"]
+    assert flips > 100 and reshuffled > 0 and new_rounds > 0
 
 
 def test_watching_a_game_the_watcher_sees_only_public_facts() -> None:
