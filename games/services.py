@@ -272,8 +272,10 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
 def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
     """Let the bot whose turn it is make one action, in its own transaction.
 
-    The bot is given only its seat's view. Returns None when no bot is to act
-    (the game is over, or a human is to act), so calling it again is harmless.
+    The bot is given only its seat's view and what that seat saw when the
+    table last turned over (``flip.flip_memory``). Returns None when no bot
+    is to act (the game is over, or a human is to act), so calling it again
+    is harmless.
     """
     from flip.bots import make_bot
 
@@ -286,7 +288,9 @@ def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
         if seat is None or not seat.is_bot or state.over:
             return None
         bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
-        choice = bot.choose(flip.view(state, seat.number))
+        # What the seat sees now and what it saw at the last flip: a person in
+        # the seat would remember that much (flip.flip_memory; never served).
+        choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
         action = action_from_request(state, seat.number, choice)
         return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
 

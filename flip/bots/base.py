@@ -1,8 +1,10 @@
 """What every bot shares: the interface, and reading a seat's view.
 
-A bot is handed the value ``flip.view(state, seat)`` returns for its seat, and
-nothing else. It answers with one of the view's legal actions in the API's
-request shape. All its randomness comes from its own ``random.Random(seed)``.
+A bot is handed the value ``flip.view(state, seat)`` returns for its seat and,
+to remember, ``flip.flip_memory(state, seat)``: what that seat saw when the
+table last turned over. Nothing else. It answers with one of the view's legal
+actions in the API's request shape. All its randomness comes from its own
+``random.Random(seed)``.
 """
 
 from __future__ import annotations
@@ -46,8 +48,13 @@ class Bot:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def choose(self, view: View) -> Request:
-        """One of ``view["legal_actions"]`` in the API's request shape."""
+    def choose(self, view: View, memory: View | None = None) -> Request:
+        """One of ``view["legal_actions"]`` in the API's request shape.
+
+        ``memory`` is ``flip.flip_memory(state, seat)``: what the seat saw
+        when the table last turned over, which a person in the seat would
+        remember. Only Hard uses it.
+        """
         raise NotImplementedError
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ from .base import Bot, Request, View, request
 class EasyBot(Bot):
     level = "easy"
 
-    def choose(self, view: View) -> Request:
+    def choose(self, view: View, memory: View | None = None) -> Request:
         legal = view["legal_actions"]
         if not legal:
             raise ValueError("the view has no legal action: it is not this seat's turn")

@@ -33,6 +33,7 @@ from typing import Final
 
 from ..cards import (
     CARDS_BY_FACE,
+    CODE_OF,
     COLOR_OF,
     COLORS,
     DARK,
@@ -224,10 +225,26 @@ def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
     return got
 
 
-class Sampler:
-    """Everything fixed about a view, ready to draw determinisations from."""
+def _narrow(slot: tuple[int, ...], faces: set[str] | frozenset[str], side: int) -> tuple[int, ...]:
+    """The candidates of ``slot`` whose face on ``side`` is one of ``faces``, or all if none is."""
+    kept = tuple(c for c in slot if CODE_OF[side][c] in faces)
+    return kept or slot
 
-    def __init__(self, view: View) -> None:
+
+class Sampler:
+    """Everything fixed about a view, ready to draw determinisations from.
+
+    With the seat's ``flip_memory`` (what it saw when the table last turned
+    over), cards are narrowed further: a card held across that flip showed
+    one face then and the other now, and the pairing table has few cards with
+    both. Which cards were held across it is not known (some were drawn
+    since), so a candidate is kept when its other face was among the faces
+    seen then; the discard pile under the cards played since is the pile seen
+    then, reversed, so those cards are narrowed one by one. When the narrowed
+    candidates admit no assignment, the view's alone are used.
+    """
+
+    def __init__(self, view: View, memory: View | None = None) -> None:
         self.me: int = view["seat"]
         self.seats: int = view["seats"]
         side = SIDE_BY_NAME[view["side"]]
@@ -258,6 +275,9 @@ class Sampler:
             self.top_slot = len(slots)
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
+        self.plain = slots
+        if memory is not None and memory["round"] == view["round"]:
+            self.slots = self._remembered(memory)
         self.draw_count: int = view["draw_pile"]["count"]
         color = view["color"]
         self.color = NO_COLOR if color is None else COLORS.index(color)
@@ -274,9 +294,37 @@ class Sampler:
         options = view.get("options")
         self.options = Options.from_dict(options) if options else Options(seats=self.seats)
 
+    def _remembered(self, memory: View) -> list[tuple[int, ...]]:
+        then = SIDE_BY_NAME[memory["side"]]
+        now = self.side
+        if then == now:
+            return self.plain
+        slots = list(self.plain)
+        own = set(memory["hand"])
+        a, b = self.hand_slots
+        for i in range(a, b):
+            slots[i] = _narrow(slots[i], own, then)
+        seen = {p["seat"]: set(p["faces"]) for p in memory["players"]}
+        for seat, a, b in self.other_slots:
+            faces = seen.get(seat, set())
+            for i in range(a, b):
+                slots[i] = _narrow(slots[i], faces, now)
+        pile = memory["discard_pile"]
+        d0, d1 = self.discard_slots
+        if pile is not None and len(pile) <= d1 - d0:
+            for k, code in enumerate(reversed(pile)):
+                slots[d0 + k] = _narrow(slots[d0 + k], {code}, then)
+        return slots
+
     def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, int]]:
         """A full state consistent with the view, and the card behind each own handle."""
-        got = _assign(self.slots, rng)
+        try:
+            got = _assign(self.slots, rng)
+        except ValueError:
+            if self.slots is self.plain:
+                raise
+            self.slots = self.plain  # the memory admits no assignment: forget it
+            got = _assign(self.slots, rng)
         used = set(got)
         rest = [c for c in range(DECK_SIZE) if c not in used]
         rng.shuffle(rest)
@@ -346,7 +394,7 @@ class HardBot(Bot):
         self.budget = budget
         self.depth = depth
 
-    def choose(self, view: View) -> Request:
+    def choose(self, view: View, memory: View | None = None) -> Request:
         one = only_choice(view)
         if one is not None:
             return one
@@ -359,7 +407,7 @@ class HardBot(Bot):
         if first and first[0] >= MAX_CANDIDATES:
             candidates.insert(0, candidates.pop(first[0]))
         candidates = candidates[:MAX_CANDIDATES]
-        sampler = Sampler(view)
+        sampler = Sampler(view, memory)
         me = sampler.me
         totals = [0.0] * len(candidates)
         spent = samples = 0

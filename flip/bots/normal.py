@@ -86,7 +86,7 @@ def expected_other_badness(faces: list[Face]) -> float:
 class NormalBot(Bot):
     level = "normal"
 
-    def choose(self, view: View) -> Request:
+    def choose(self, view: View, memory: View | None = None) -> Request:
         one = only_choice(view)
         if one is not None:
             return one

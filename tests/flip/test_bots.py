@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from flip import FACES, LIGHT, Options, apply, new_game, view
+from flip import FACES, LIGHT, Options, apply, flip_memory, new_game, view
 from flip.bots import LEVELS, Bot, make_bot
 from flip.bots.hard import HardBot, Sampler
 from flip.bots.tournament import to_action
@@ -54,7 +54,7 @@ def play_out(levels: list[str], seed: str, limit: int = 2000) -> GameState:
     while not state.over and steps < limit:
         seat = state.current
         seen = view(state, seat)
-        req = bots[seat].choose(seen)
+        req = bots[seat].choose(seen, flip_memory(state, seat))
         assert_legal(seen, req)
         apply(state, seat, to_action(state, seat, req), inplace=True)
         steps += 1
@@ -226,10 +226,11 @@ def test_choice_depends_only_on_the_seats_view(level: str) -> None:
         assert [sorted(FACES[state.side][c].code for c in h) for h in state.hands] != [
             sorted(FACES[twin.side][c].code for c in h) for h in twin.hands
         ] or state.draw != twin.draw
-        # ...and the seat sees exactly the same thing in both.
+        # ...and the seat sees, and remembers, exactly the same thing in both.
         assert view(state, seat) == view(twin, seat)
-        one = bot(level, f"h:{game}").choose(view(state, seat))
-        two = bot(level, f"h:{game}").choose(view(twin, seat))
+        assert flip_memory(state, seat) == flip_memory(twin, seat)
+        one = bot(level, f"h:{game}").choose(view(state, seat), flip_memory(state, seat))
+        two = bot(level, f"h:{game}").choose(view(twin, seat), flip_memory(twin, seat))
         assert one == two
         checked += 1
     assert checked >= 8
@@ -252,6 +253,65 @@ def test_hard_determinisations_are_consistent_with_the_view() -> None:
         ]
         assert [e["face"] for e in again["hand"]] == [e["face"] for e in seen["hand"]]
         assert set(cards) == {e["card"] for e in seen["hand"]}
+
+
+def _after_flips(count: int) -> list[tuple[GameState, int]]:
+    """(state, seat to act) with a real choice, after the round's first flip."""
+    out: list[tuple[GameState, int]] = []
+    game = 0
+    while len(out) < count:
+        state, _ = new_game(Options(seats=4), f"mem:{game}")
+        rng = random.Random(game)
+        while not state.over:
+            seat = state.current
+            seen = view(state, seat)
+            if (
+                state.last_flip is not None
+                and len(seen["legal_actions"]) > 1
+                and rng.random() < 0.3
+            ):
+                out.append((state.copy(), seat))
+            req = make_bot("easy", rng.getrandbits(32)).choose(seen)
+            apply(state, seat, to_action(state, seat, req), inplace=True)
+        game += 1
+    return out[:count]
+
+
+def test_hard_memory_narrows_the_hidden_cards_and_keeps_the_discard_pile_true() -> None:
+    narrower = 0
+    for index, (state, seat) in enumerate(_after_flips(20)):
+        seen = view(state, seat)
+        memory = flip_memory(state, seat)
+        plain = Sampler(seen)
+        sampler = Sampler(seen, memory)
+        assert len(sampler.slots) == len(plain.slots)
+        for a, b in zip(sampler.slots, plain.slots, strict=True):
+            assert set(a) <= set(b)
+        narrower += sum(map(len, sampler.slots)) < sum(map(len, plain.slots))
+        # The remembered pile is the real one: its cards are never narrowed away.
+        d0, _ = sampler.discard_slots
+        if memory is not None and memory["discard_pile"] is not None:
+            for k in range(len(memory["discard_pile"])):
+                assert state.discard[k] in sampler.slots[d0 + k]
+        # Determinisations stay consistent with the view.
+        sample, cards = sampler.sample(random.Random(index), "m")
+        again = view(sample, seat)
+        assert [p.get("faces") for p in again["players"]] == [
+            p.get("faces") for p in seen["players"]
+        ]
+        assert [e["face"] for e in again["hand"]] == [e["face"] for e in seen["hand"]]
+        assert again["discard_pile"] == seen["discard_pile"]
+        assert set(cards) == {e["card"] for e in seen["hand"]}
+    assert narrower >= 15
+
+
+def test_hard_with_memory_is_deterministic_and_legal() -> None:
+    for index, (state, seat) in enumerate(_after_flips(8)):
+        seen = view(state, seat)
+        memory = flip_memory(state, seat)
+        first = bot("hard", f"m:{index}").choose(seen, memory)
+        assert_legal(seen, first)
+        assert bot("hard", f"m:{index}").choose(json.loads(json.dumps(seen)), memory) == first
 
 
 # ----------------------------------------------------------------------------

@@ -168,6 +168,39 @@ def test_bots_play_after_the_human_move_and_the_view_shows_it(alice: User, api: 
     assert set(bot_moves.values_list("seat", flat=True)) <= {1, 2}
 
 
+def test_a_bot_is_handed_its_seats_view_and_what_the_seat_saw_at_the_last_flip(
+    alice: User, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flip.bots.easy import EasyBot
+
+    handed: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    choose = EasyBot.choose
+
+    def spy(self: EasyBot, view: dict[str, Any], memory: dict[str, Any] | None = None) -> Any:
+        handed.append((view, memory))
+        return choose(self, view, memory)
+
+    monkeypatch.setattr(EasyBot, "choose", spy)
+    table = started_table(alice, bots=3)
+    client = api(alice)
+    for _ in range(150):
+        view = client.get(url(table, "view")).json()
+        if view["game"]["over"]:
+            break
+        client.post(url(table, "actions"), action_body(view), format="json")
+    remembered = [(v, m) for v, m in handed if m is not None]
+    assert remembered, "no flip in 150 moves: pick another deal"
+    for v, memory in remembered:
+        # The seat's own memory: its hand then, the other three hands' faces then.
+        assert memory["round"] == v["round"] and memory["side"] != v["side"]
+        assert sorted(p["seat"] for p in memory["players"]) == sorted(
+            p["seat"] for p in v["players"] if p["seat"] != v["seat"]
+        )
+    # The API never serves a memory.
+    final = client.get(url(table, "view")).json()
+    assert "memory" not in str(final) and "last_flip" not in str(final)
+
+
 def test_bots_wait_when_inline_bots_are_off(alice: User, api: Api, settings: Any) -> None:
     settings.GAMENOOK_RUN_BOTS_INLINE = False
     table = services.table_create(host=alice, seat_count=2)
