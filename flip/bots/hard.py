@@ -281,6 +281,7 @@ class Sampler:
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
         self.plain = slots
+        # A memory is of the flip that turned the table to the side in play.
         if memory is not None and memory["round"] == view["round"]:
             self.slots = self._remembered(memory)
         self.draw_count: int = view["draw_pile"]["count"]
@@ -302,8 +303,6 @@ class Sampler:
     def _remembered(self, memory: View) -> list[tuple[int, ...]]:
         then = SIDE_BY_NAME[memory["side"]]
         now = self.side
-        if then == now:
-            return self.plain
         slots = list(self.plain)
         own = set(memory["hand"])
         a, b = self.hand_slots

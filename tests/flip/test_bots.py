@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from typing import Any
 
@@ -128,22 +129,30 @@ def test_bots_answer_a_colour_choice_and_a_drawn_card() -> None:
 # Determinism and fresh instances
 
 
-def positions(count: int) -> list[dict[str, Any]]:
-    """Views with a real choice to make, from a few random games."""
-    out: list[dict[str, Any]] = []
+def _choices(
+    count: int, prefix: str, keep: Callable[[GameState, dict[str, Any]], bool]
+) -> list[tuple[GameState, int]]:
+    """(state, seat to act) where ``keep`` holds, from a few games of Easy play."""
+    out: list[tuple[GameState, int]] = []
     game = 0
     while len(out) < count:
-        state, _ = new_game(Options(seats=4), f"pos:{game}")
+        state, _ = new_game(Options(seats=4), f"{prefix}:{game}")
         rng = random.Random(game)
         while not state.over:
             seat = state.current
             seen = view(state, seat)
-            if len(seen["legal_actions"]) > 2 and rng.random() < 0.3:
-                out.append(seen)
+            if keep(state, seen) and rng.random() < 0.3:
+                out.append((state.copy(), seat))
             req = make_bot("easy", rng.getrandbits(32)).choose(seen)
             apply(state, seat, to_action(state, seat, req), inplace=True)
         game += 1
     return out[:count]
+
+
+def positions(count: int) -> list[dict[str, Any]]:
+    """Views with a real choice to make, from a few random games."""
+    found = _choices(count, "pos", lambda _s, seen: len(seen["legal_actions"]) > 2)
+    return [view(state, seat) for state, seat in found]
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -257,24 +266,11 @@ def test_hard_determinisations_are_consistent_with_the_view() -> None:
 
 def _after_flips(count: int) -> list[tuple[GameState, int]]:
     """(state, seat to act) with a real choice, after the round's first flip."""
-    out: list[tuple[GameState, int]] = []
-    game = 0
-    while len(out) < count:
-        state, _ = new_game(Options(seats=4), f"mem:{game}")
-        rng = random.Random(game)
-        while not state.over:
-            seat = state.current
-            seen = view(state, seat)
-            if (
-                state.last_flip is not None
-                and len(seen["legal_actions"]) > 1
-                and rng.random() < 0.3
-            ):
-                out.append((state.copy(), seat))
-            req = make_bot("easy", rng.getrandbits(32)).choose(seen)
-            apply(state, seat, to_action(state, seat, req), inplace=True)
-        game += 1
-    return out[:count]
+    return _choices(
+        count,
+        "mem",
+        lambda state, seen: state.last_flip is not None and len(seen["legal_actions"]) > 1,
+    )
 
 
 def test_hard_memory_narrows_the_hidden_cards_and_keeps_the_discard_pile_true() -> None:
