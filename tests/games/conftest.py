@@ -41,8 +41,12 @@ def make_user(name: str | None = None) -> User:
 
 
 def client_for(user: User | None) -> APIClient:
-    """A client that sends the user's token, as a real client would."""
-    client = APIClient()
+    """A client that sends the user's token, as a real client would.
+
+    CSRF checks are on, as they are for a real client (Django's test client
+    skips them unless asked).
+    """
+    client = APIClient(enforce_csrf_checks=True)
     if user is not None:
         token, _ = Token.objects.get_or_create(user=user)
         client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")

@@ -22,7 +22,9 @@ Api = Callable[[User | None], APIClient]
 )
 def test_unknown_urls_under_api_are_json_404s(alice: User, api: Api, path: str) -> None:
     assert_error(api(alice).get(path), 404, "not_found")
+    # The clients check CSRF as a browser's would: a POST gets the 404 too.
     assert_error(api(None).post(path, {}, format="json"), 404, "not_found")
+    assert_error(api(None).delete(path), 404, "not_found")
 
 
 def test_a_missing_trailing_slash_is_a_404_that_says_so(alice: User, api: Api) -> None:
