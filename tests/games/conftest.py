@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,17 +13,9 @@ from rest_framework.test import APIClient
 
 from games import services
 from games.models import Table
+from tests.factories import known_deals, make_user, start_table
 
-_names = itertools.count()
-
-
-@pytest.fixture(autouse=True)
-def _known_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test deals the same games, run after run: a failure shows again."""
-    seeds = itertools.count()
-    monkeypatch.setattr(
-        "games.services.new_game_seed", lambda: f"test-seed-{next(seeds)}", raising=True
-    )
+__all__ = ["known_deals", "make_user"]  # the fixture applies here; tests import make_user
 
 
 @pytest.fixture(autouse=True)
@@ -33,11 +24,6 @@ def _fresh_throttles() -> Iterator[None]:
     cache.clear()
     yield
     cache.clear()
-
-
-def make_user(name: str | None = None) -> User:
-    name = name or f"player{next(_names)}"
-    return User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
 
 
 def client_for(user: User | None) -> APIClient:
@@ -80,12 +66,7 @@ def api() -> Callable[[User | None], APIClient]:
 
 def started_table(host: User, *others: User, bots: int = 0, **options: Any) -> Table:
     """A running table: the host in seat 0, then ``others``, then ``bots`` easy bots."""
-    table = services.table_create(host=host, seat_count=1 + len(others) + bots, **options)
-    for other in others:
-        services.table_join(table_id=table.pk, user=other)
-    for _ in range(bots):
-        services.table_add_bot(table_id=table.pk, user=host, level="easy")
-    services.table_start(table_id=table.pk, user=host)
+    table = start_table(host, *others, bots=bots, **options)
     services.table_run_bots(table_id=table.pk)  # as the API's start does
     return Table.objects.get(pk=table.pk)
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -14,26 +12,12 @@ import flip
 from games import services as games
 from games.models import Seat, Table
 from notifications import services, tasks
+from tests.factories import known_deals, make_user, start_table
 
-_names = itertools.count()
+__all__ = ["known_deals", "make_user", "started_table"]  # the fixture applies here
 
-
-def make_user(name: str | None = None) -> User:
-    name = name or f"player{next(_names)}"
-    return User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
-
-
-def started_table(
-    host: User, *others: User, bots: int = 0, level: str = "easy", **options: Any
-) -> Table:
-    """A running table: the host in seat 0, then ``others``, then ``bots`` bots."""
-    table = games.table_create(host=host, seat_count=1 + len(others) + bots, **options)
-    for other in others:
-        games.table_join(table_id=table.pk, user=other)
-    for _ in range(bots):
-        games.table_add_bot(table_id=table.pk, user=host, level=level)
-    games.table_start(table_id=table.pk, user=host)
-    return Table.objects.get(pk=table.pk)
+#: Tests seat bots and start tables here; bot turns then go through the jobs.
+started_table = start_table
 
 
 def seat_to_act(table: Table) -> Seat:
@@ -83,15 +67,6 @@ class Jobs(list[tuple[str, tuple[int, ...]]]):
             services.run_inline(name, args)
             done += 1
         return done
-
-
-@pytest.fixture(autouse=True)
-def _known_deals(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test deals the same games, run after run: a failure shows again."""
-    seeds = itertools.count()
-    monkeypatch.setattr(
-        "games.services.new_game_seed", lambda: f"test-seed-{next(seeds)}", raising=True
-    )
 
 
 @pytest.fixture

@@ -1,0 +1,48 @@
+"""Users and running tables for the database tests in tests/games and tests/notifications."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from games import services
+from games.models import Table
+
+_names = itertools.count()
+
+
+def make_user(name: str | None = None) -> User:
+    name = name or f"player{next(_names)}"
+    return User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
+
+
+def start_table(
+    host: User, *others: User, bots: int = 0, level: str = "easy", **options: Any
+) -> Table:
+    """A running table: the host in seat 0, then ``others``, then ``bots`` bots.
+
+    No bot has moved yet, even if one is to act.
+    """
+    table = services.table_create(host=host, seat_count=1 + len(others) + bots, **options)
+    for other in others:
+        services.table_join(table_id=table.pk, user=other)
+    for _ in range(bots):
+        services.table_add_bot(table_id=table.pk, user=host, level=level)
+    services.table_start(table_id=table.pk, user=host)
+    return Table.objects.get(pk=table.pk)
+
+
+@pytest.fixture(autouse=True)
+def known_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test deals the same games, run after run: a failure shows again.
+
+    Imported by the conftest of each database test package, which makes it
+    apply there.
+    """
+    seeds = itertools.count()
+    monkeypatch.setattr(
+        "games.services.new_game_seed", lambda: f"test-seed-{next(seeds)}", raising=True
+    )
