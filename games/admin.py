@@ -2,7 +2,7 @@
 
 Nothing here writes to a table directly. A table's fields, its seats and its
 log are shown read-only; moderation (abort a table, remove a player, replace
-a player by a bot, deactivate a user) goes through the same ``games.services``
+a player by a bot) goes through the same ``games.services``
 functions as everything else, so each leaves a move with source ``admin`` in
 the table's log, and Django's admin log records who did it.
 
@@ -19,8 +19,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -427,30 +425,3 @@ class MoveAdmin(admin.ModelAdmin):
     @admin.display(description="events (as a watcher sees them)")
     def events(self, move: Move) -> str:
         return _public_events(move)
-
-
-# ----------------------------------------------------------------------------
-# Users: the default admin plus deactivation
-
-
-admin.site.unregister(User)
-
-
-@admin.register(User)
-class GamenookUserAdmin(UserAdmin):
-    actions = ["deactivate_users"]
-
-    @admin.action(
-        description="Deactivate users (they leave every active table)",
-        permissions=["change"],
-    )
-    def deactivate_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        for user in queryset.order_by("pk"):
-            try:
-                left = services.user_deactivate(user=user)
-            except MODERATION_ERRORS as error:
-                self.message_user(request, f"{user}: {_error_text(error)}", messages.ERROR)
-                continue
-            done = f"Deactivated; left {left} active table(s)."
-            self.log_change(request, user, done)
-            self.message_user(request, f"{user}: {done}", messages.SUCCESS)

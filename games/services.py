@@ -16,17 +16,14 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 import flip
 
-from .errors import Conflict, Forbidden, NotFound, ServiceError, StaleSequence
+from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
 from .signals import table_changed
 
@@ -551,11 +548,13 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         return seat
 
 
-def user_deactivate(*, user: User) -> int:
-    """Deactivate ``user``: they leave every running game. Returns how many."""
+def player_leave_all_tables(*, user: User) -> int:
+    """``user`` leaves every running game they still play in, as a moderator's removal.
+
+    Each table is its own transaction under its row lock. Returns how many
+    games they left. ``accounts.services.user_deactivate`` calls this.
+    """
     left = 0
-    user.is_active = False
-    user.save(update_fields=["is_active"])
     table_ids = list(
         Seat.objects.filter(
             user=user, left_at__isnull=True, table__status=Table.Status.ACTIVE
@@ -571,48 +570,3 @@ def user_deactivate(*, user: User) -> int:
                 _leave_locked(table, _active_state(table), seat, Move.Source.ADMIN)
                 left += 1
     return left
-
-
-# ----------------------------------------------------------------------------
-# Accounts (the API's register, token and /me call these)
-
-
-def user_register(*, username: str, email: str, password: str) -> User:
-    """Create an active user; the password must pass the configured validators.
-
-    Raises ``ServiceError`` (code ``invalid``, with ``fields``) when the name
-    is taken or the password is refused; nothing is written then.
-    """
-    candidate = User(username=username, email=email)
-    try:
-        password_validation.validate_password(password, user=candidate)
-    except DjangoValidationError as exc:
-        raise ServiceError(
-            "The password is not acceptable.", code="invalid", fields={"password": exc.messages}
-        ) from None
-    taken = ServiceError(
-        "That username is taken.",
-        code="invalid",
-        fields={"username": ["A user with that username already exists."]},
-    )
-    if User.objects.filter(username__iexact=username).exists():
-        raise taken
-    try:
-        with transaction.atomic():
-            return User.objects.create_user(username=username, email=email, password=password)
-    except IntegrityError:
-        raise taken from None
-
-
-def user_token_obtain(*, user: User) -> str:
-    """The user's API token, created on first request."""
-    token, _ = Token.objects.get_or_create(user=user)
-    return str(token.key)
-
-
-def user_update(*, user: User, email: str | None = None) -> User:
-    """Change what a user may change about themselves: for now, the e-mail address."""
-    if email is not None and email != user.email:
-        user.email = email
-        user.save(update_fields=["email"])
-    return user
