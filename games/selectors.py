@@ -48,11 +48,10 @@ def table_state(table: Table) -> flip.GameState | None:
 
 def seat_to_act(table: Table) -> Seat | None:
     """The seat whose turn it is (with its user), or None when no game runs."""
-    state = table_state(table)
-    if state is None or state.over:
+    if table.to_act is None:
         return None
     seat: Seat | None = (
-        Seat.objects.select_related("user").filter(table_id=table.pk, number=state.current).first()
+        Seat.objects.select_related("user").filter(table_id=table.pk, number=table.to_act).first()
     )
     return seat
 

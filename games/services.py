@@ -85,6 +85,7 @@ _SNAPSHOT_FIELDS = [
     "state",
     "seq",
     "turn",
+    "to_act",
     "status",
     "finished_at",
     "turn_started_at",
@@ -100,6 +101,7 @@ def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.Game
     table.state = after.to_dict()
     new_turn = before is None or after.turn != before.turn
     table.turn = after.turn
+    table.to_act = None if after.over else after.current
     if after.over:
         table.status = Table.Status.FINISHED
         table.finished_at = now
@@ -504,6 +506,7 @@ def table_abort(*, table_id: int) -> Table:
         table.status = Table.Status.ABORTED
         table.finished_at = timezone.now()
         table.deadline_at = table.remind_at = table.turn_started_at = None
+        table.to_act = None
         _commit_locked(table, new_turn=False, fields=_SNAPSHOT_FIELDS)
         return table
 
