@@ -16,7 +16,7 @@ admin.site.unregister(User)
 
 
 @admin.register(User)
-class GamenookUserAdmin(UserAdmin):
+class GamenookUserAdmin(UserAdmin[User]):
     actions = ["deactivate_users"]
 
     @admin.action(

@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis.common import AccountThrottle, parse_input
+from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
 from games.apis.idempotency import idempotent
 from games.errors import ServiceError
@@ -154,7 +154,8 @@ class MeApi(APIView):
     @idempotent
     def patch(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data, partial=True)
-        assert isinstance(request.user, User)
         changes = data.pop("notifications", None)
-        user = services.user_update(user=request.user, notifications_changes=changes, **data)
+        user = services.user_update(
+            user=request_user(request), notifications_changes=changes, **data
+        )
         return Response(self.OutputSerializer(user).data)

@@ -68,7 +68,7 @@ def _watcher_view(table: Table) -> dict[str, Any] | None:
 # Inlines: read-only
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
     show_change_link = False
@@ -148,7 +148,7 @@ class ConfirmForm(forms.Form):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(admin.ModelAdmin[Table]):
     """Tables are created by players; here they are looked at and moderated.
 
     The change page is view-only: nothing a moderator does edits a row in
@@ -335,7 +335,7 @@ class TableAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/games/table/moderate.html", context)
 
     def abort_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        def run(table: Table, data: dict[str, Any]) -> str:
+        def run(table: Table, _data: dict[str, Any]) -> str:
             services.table_abort(table_id=table.pk)
             return "Aborted the table."
 
@@ -405,7 +405,7 @@ class TableAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
+class MoveAdmin(admin.ModelAdmin[Move]):
     """The append-only log, view-only. ``payload`` is never shown (hidden cards, shuffles)."""
 
     list_display = ("table", "seq", "round", "seat", "action", "source", "created_at")

@@ -40,6 +40,11 @@ class MoveResult:
     events: list[flip.Event]
     moves: list[Move]
 
+    @property
+    def seat(self) -> int | None:
+        """The seat that acted (None for the deal, which no seat makes)."""
+        return self.moves[0].seat if self.moves else None
+
 
 # ----------------------------------------------------------------------------
 # Looking up and locking
@@ -478,15 +483,19 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         table = _lobby_locked(table_id)
         if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
-        seats = table.seats.count()
-        if seats < 2:
-            raise Conflict("At least two seats must be filled.", code="not_enough_players")
-        options = flip.Options(
-            seats=seats,
-            two_seat_reverse_skips=table.two_seat_reverse_skips,
-            scoring=table.scoring,
-            target=table.target,
-        )
+        try:
+            # flip decides how many players a game takes; the table's other options
+            # were checked when it was opened.
+            options = flip.Options(
+                seats=table.seats.count(),
+                two_seat_reverse_skips=table.two_seat_reverse_skips,
+                scoring=table.scoring,
+                target=table.target,
+            )
+        except ValueError:
+            raise Conflict(
+                "At least two seats must be filled.", code="not_enough_players"
+            ) from None
         state, events = flip.new_game(options, new_game_seed())
         move = _append(
             table,
