@@ -4,7 +4,10 @@ The narrow interface the service uses:
 
 - ``new_game(options, seed)`` and ``apply(state, seat, action)``, each
   returning the new state and the events it caused;
-- ``legal_actions(state, seat)``, the single source of truth for legality;
+- ``legal_actions(state, seat)``, every action a seat may take, derived
+  like ``refusal``, ``check`` and ``timeout_action`` from one matching rule,
+  ``playable_cards(state, hand)``; ``can_draw`` and ``preferred_color`` (the
+  colour of PRODUCT.md ruling 4) for the bots;
 - ``view(state, seat)`` / ``watcher_view(state)`` and ``events_view``, the
   only way facts leave the engine;
 - ``timeout_action(state)``, the plain move of PRODUCT.md ruling 4;
@@ -13,6 +16,7 @@ The narrow interface the service uses:
 
 from .cards import COLORS, DARK, FACES, LIGHT, SIDES, Face, color_code, parse_face
 from .engine import (
+    ACTION_TYPES,
     CHOOSE_COLOR,
     DRAW,
     LEAVE,
@@ -21,9 +25,13 @@ from .engine import (
     Action,
     Event,
     apply,
+    can_draw,
     check,
+    hand_refusals,
     legal_actions,
     new_game,
+    playable_cards,
+    preferred_color,
     refusal,
     timeout_action,
 )
@@ -41,6 +49,7 @@ from .views import (
 )
 
 __all__ = [
+    "ACTION_TYPES",
     "CHOOSE_COLOR",
     "COLORS",
     "DARK",
@@ -62,16 +71,20 @@ __all__ = [
     "Recorder",
     "RuleError",
     "apply",
+    "can_draw",
     "card_for_handle",
     "check",
     "color_code",
     "event_view",
     "events_view",
     "flip_memory",
+    "hand_refusals",
     "handle",
     "legal_actions",
     "new_game",
     "parse_face",
+    "playable_cards",
+    "preferred_color",
     "refusal",
     "replay",
     "timeout_action",
