@@ -37,7 +37,7 @@ from .engine import (
 )
 from .errors import MESSAGES, RuleError
 from .record import Recorder, replay
-from .state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
+from .state import PENDING_COLOR, PENDING_DRAWN, SNAPSHOT_VERSION, GameState, Options
 from .views import (
     card_for_handle,
     event_view,
@@ -63,6 +63,7 @@ __all__ = [
     "PENDING_DRAWN",
     "PLAY",
     "SIDES",
+    "SNAPSHOT_VERSION",
     "Action",
     "Event",
     "Face",
