@@ -11,6 +11,8 @@ The narrow interface the service uses:
 - ``view(state, seat)`` / ``watcher_view(state)`` and ``events_view``, the
   only way facts leave the engine;
 - ``timeout_action(state)``, the plain move of PRODUCT.md ruling 4;
+- ``parse_request(state, seat, data)``, the one way a client's request
+  (``{"type", "card", "color"}``) becomes an ``Action``;
 - ``Recorder`` and ``replay`` for game records.
 """
 
@@ -35,8 +37,9 @@ from .engine import (
     refusal,
     timeout_action,
 )
-from .errors import MESSAGES, RuleError
+from .errors import MESSAGES, REQUEST_MESSAGES, RuleError
 from .record import Recorder, replay
+from .requests import REQUEST_FIELDS, parse_request
 from .state import PENDING_COLOR, PENDING_DRAWN, SNAPSHOT_VERSION, GameState, Options
 from .views import (
     card_for_handle,
@@ -62,6 +65,8 @@ __all__ = [
     "PENDING_COLOR",
     "PENDING_DRAWN",
     "PLAY",
+    "REQUEST_FIELDS",
+    "REQUEST_MESSAGES",
     "SIDES",
     "SNAPSHOT_VERSION",
     "Action",
@@ -84,6 +89,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "parse_face",
+    "parse_request",
     "playable_cards",
     "preferred_color",
     "refusal",
