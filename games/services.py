@@ -208,23 +208,8 @@ def _active_state(table: Table) -> flip.GameState:
 
 
 def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) -> flip.Action:
-    """Turn a client's ``{"type", "card", "color"}`` into a flip action.
-
-    Handles are resolved against the seat's hand (``card_not_in_hand``
-    otherwise); a colour name must be one of the eight colours.
-    """
-    card = -1
-    if data.get("card") is not None:
-        # A handle names a card of the hand only in a play; any other action
-        # is handed a card anyway, for flip to refuse (card_not_allowed).
-        card = flip.card_for_handle(state, seat, data["card"]) if data["type"] == flip.PLAY else 0
-    color = -1
-    if data.get("color") is not None:
-        try:
-            color = flip.color_code(data["color"])
-        except ValueError:
-            raise flip.RuleError("color_not_in_side") from None
-    return flip.Action(data["type"], card, color)
+    """Turn a client's ``{"type", "card", "color"}`` into a flip action (``flip.parse_request``)."""
+    return flip.parse_request(state, seat, data)
 
 
 def table_apply_action(
