@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
@@ -83,3 +85,22 @@ def user_unsubscribe(user: User) -> None:
 def wants(user: User, kind: str) -> bool:
     """True when ``user`` can be mailed and wants e-mail of ``kind`` (an ``OutboxMessage.Kind``)."""
     return bool(user.is_active and user.email) and _preferences(user).wants(kind)
+
+
+def preferences_of(user_ids: Iterable[int]) -> dict[int, Preferences]:
+    """The stored preferences of these users by user id, in one query (some may have none)."""
+    stored = Preferences.objects.filter(user_id__in=list(user_ids))
+    return {prefs.user_id: prefs for prefs in stored}
+
+
+def wants_given(user: User, preferences: Preferences | None, kind: str) -> bool:
+    """``wants`` for a user whose preferences were read already (``preferences_of``).
+
+    A user with no stored preferences has every switch at its default, as
+    ``wants`` would create them; nothing is written here.
+    """
+    if not (user.is_active and user.email):
+        return False
+    if preferences is None:
+        return PREFERENCES_DEFAULT[kind] and not PREFERENCES_DEFAULT["unsubscribed_all"]
+    return preferences.wants(kind)

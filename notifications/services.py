@@ -13,8 +13,27 @@ Each concern has its own module; this one only gathers their public names:
 from __future__ import annotations
 
 from .followups import table_followups
-from .jobs import BOT_TURN, FOLLOWUPS, REMIND, SEND, TIMEOUT, Dispatch, dispatch
-from .outbox import SendOutcome, outbox_enqueue, outbox_retry, outbox_send, table_url
+from .jobs import (
+    BOT_TURN,
+    BOT_TURNS,
+    FOLLOWUPS,
+    REMIND,
+    SEND,
+    SEND_MANY,
+    TIMEOUT,
+    TIMEOUTS,
+    Dispatch,
+    dispatch,
+)
+from .outbox import (
+    Mail,
+    SendOutcome,
+    outbox_enqueue,
+    outbox_enqueue_many,
+    outbox_retry,
+    outbox_send,
+    table_url,
+)
 from .preferences import (
     PREFERENCE_FIELDS,
     PREFERENCES_DEFAULT,
@@ -27,23 +46,36 @@ from .preferences import (
 )
 from .sweep import SweepResult, sweep, sweep_bots
 from .tasks import run_inline
-from .turns import bot_turn_run, describe_timeout, table_apply_timeout, table_remind
+from .turns import (
+    bot_turn_run,
+    bot_turns_run,
+    describe_timeout,
+    table_apply_timeout,
+    table_remind,
+    tables_apply_timeouts,
+)
 
 __all__ = [
     "BOT_TURN",
+    "BOT_TURNS",
     "FOLLOWUPS",
     "PREFERENCES_DEFAULT",
     "PREFERENCE_FIELDS",
     "REMIND",
     "SEND",
+    "SEND_MANY",
     "TIMEOUT",
+    "TIMEOUTS",
     "Dispatch",
+    "Mail",
     "SendOutcome",
     "SweepResult",
     "bot_turn_run",
+    "bot_turns_run",
     "describe_timeout",
     "dispatch",
     "outbox_enqueue",
+    "outbox_enqueue_many",
     "outbox_retry",
     "outbox_send",
     "preferences_get",
@@ -54,6 +86,7 @@ __all__ = [
     "table_apply_timeout",
     "table_followups",
     "table_remind",
+    "tables_apply_timeouts",
     "table_url",
     "unsubscribe_token",
     "unsubscribe_url",

@@ -196,6 +196,8 @@ GAMENOOK_BOT_GRACE_SECONDS = env.float("GAMENOOK_BOT_GRACE_SECONDS", default=30.
 GAMENOOK_OUTBOX_GRACE_SECONDS = env.float("GAMENOOK_OUTBOX_GRACE_SECONDS", default=60.0)
 # How many rows the sweep reads per query.
 GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
+# How many overdue turns one job applies in one transaction (the sweep hands out pages).
+GAMENOOK_TIMEOUT_PAGE = env.int("GAMENOOK_TIMEOUT_PAGE", default=100)
 # An outbox message gives up (status failed) after this many failed SMTP attempts;
 # with the backoff capped at an hour that is about two days of mail server trouble.
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
