@@ -16,7 +16,7 @@ help:
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
-	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
+	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 
 $(BIN)/python:
@@ -63,7 +63,11 @@ BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 bench-api: venv
 	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 20 --clients 16 --tables 64
 
-# Needs PostgreSQL: BENCH_DATABASE_URL names a scratch database it creates and drops.
+# Needs PostgreSQL and Redis: BENCH_DATABASE_URL names a scratch database (created if
+# missing, emptied), BENCH_BROKER_URL an empty Redis database; BENCH_SWEEP_FLAGS=--million
+# adds a run among 1,000,000 active tables (see scripts/bench_sweep.py --help).
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_sweep
+BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 bench-sweep: venv
-	DATABASE_URL=$(BENCH_DATABASE_URL) $(BIN)/python manage.py bench_sweep
+	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
+		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
