@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api
+.PHONY: help venv run worker beat bench-sweep cluster-check memory test lint format typecheck bench bench-api
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -18,6 +18,8 @@ help:
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
+	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
+	@echo "make memory     snapshot and move-log sizes, a gunicorn worker's memory after 5,000 actions"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,3 +73,11 @@ BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 bench-sweep: venv
 	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
 		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
+
+# Needs PostgreSQL and Redis: CLUSTER_DATABASE_URL names a scratch database (dropped and
+# created), CLUSTER_BROKER_URL an empty Redis database. See docs/deploy.md.
+CLUSTER_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_cluster
+CLUSTER_BROKER_URL ?= redis://127.0.0.1:6379/12
+cluster-check: venv
+	$(BIN)/python scripts/cluster_check.py --database-url $(CLUSTER_DATABASE_URL) \
+		--broker $(CLUSTER_BROKER_URL) $(CLUSTER_FLAGS)
