@@ -465,7 +465,12 @@ class Bench:
         """The jobs waiting in the broker, by name (and how many ids the page jobs carry)."""
         messages = Counter[str]()
         ids = Counter[str]()
-        for raw in self.broker.lrange(QUEUE, 0, -1):
+        raws = [
+            raw
+            for queue in (QUEUE, f"{QUEUE}-deadlines")
+            for raw in self.broker.lrange(queue, 0, -1)
+        ]
+        for raw in raws:
             message = json.loads(raw)
             name = message["headers"]["task"].rsplit(".", 1)[-1]
             body = json.loads(base64.b64decode(message["body"]))

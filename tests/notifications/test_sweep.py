@@ -69,3 +69,16 @@ def test_the_celery_app_is_configured_from_the_settings() -> None:
     app.loader.import_default_modules()
     assert "notifications.tasks.apply_timeout" in app.tasks
     assert "notifications.tasks.sweep_bots" in app.tasks
+
+
+def test_deadlines_have_a_queue_of_their_own_that_every_worker_consumes() -> None:
+    from notifications import jobs as names
+
+    deadline_queue = settings.GAMENOOK_DEADLINE_QUEUE
+    consumed = {queue.name for queue in app.conf.task_queues}
+    assert consumed == {settings.CELERY_TASK_DEFAULT_QUEUE, deadline_queue}
+    routes = app.conf.task_routes
+    for name in ("notifications.tasks.sweep", names.TIMEOUTS, names.TIMEOUT, names.REMIND):
+        assert routes[name] == {"queue": deadline_queue}, name
+    for name in (names.BOT_TURNS, names.SEND_MANY, names.FOLLOWUPS, names.SEND):
+        assert name not in routes, name
