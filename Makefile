@@ -49,7 +49,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications gamenook
+	$(BIN)/mypy games notifications web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest

@@ -1,0 +1,310 @@
+"""Turn what the selectors return into what the templates show: words, not rules.
+
+Everything about a game comes in as a seat's view or the watcher view
+(``games.selectors.table_view``), the log as that seat may see it
+(``selectors.table_log``) or, once the game is over, its record. This module
+only renames: a face code becomes its colour, symbol and name in words, a
+refusal code the rules' sentence, a move's events a sentence. It decides
+nothing about what may be played.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from games import selectors
+
+Context = dict[str, Any]
+
+#: How many of the latest moves a table page lists.
+RECENT_MOVES = 12
+
+
+@lru_cache(maxsize=512)
+def face(code: str) -> Context:
+    """A face code in words (``selectors.face_words``), cached: there are 112 of them."""
+    return selectors.face_words(code)
+
+
+def faces(codes: list[str]) -> list[Context]:
+    return [face(code) for code in codes]
+
+
+@lru_cache(maxsize=64)
+def refusal(code: str) -> str:
+    return selectors.refusal_sentence(code)
+
+
+def color_choice(color: str) -> Context:
+    return {"color": color, "name": color.capitalize(), "symbol": selectors.color_symbol(color)}
+
+
+def seat_name(seat: Context | None, number: int) -> str:
+    if seat is None:
+        return f"Seat {number + 1}"
+    if seat["username"]:
+        return str(seat["username"])
+    return f"Bot ({seat['bot_level']})"
+
+
+class Names:
+    """How a page names each seat: "You" for the viewer, else the name or the bot's level."""
+
+    def __init__(self, seats: list[Context], viewer: int | None) -> None:
+        self.by_number = {seat["number"]: seat for seat in seats}
+        self.viewer = viewer
+
+    def __call__(self, number: int | None, *, start: bool = False) -> str:
+        if number is None:
+            return "Nobody"
+        if number == self.viewer:
+            return "You" if start else "you"
+        return seat_name(self.by_number.get(number), number)
+
+    def is_you(self, number: int | None) -> bool:
+        return number is not None and number == self.viewer
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _verb(names: Names, seat: int | None, you: str, other: str) -> str:
+    return you if names.is_you(seat) else other
+
+
+def _event_clause(event: Context, names: Names, first: bool) -> str | None:
+    """One event in words (None when it says nothing worth a line)."""
+    kind = event["type"]
+    seat = event.get("seat")
+    who = names(seat, start=first)
+    if kind == "round_start":
+        return f"Round {event['round']} is dealt by {names(event['dealer'])}"
+    if kind == "starter":
+        return f"the starter card is {face(event['face'])['name']}"
+    if kind == "starter_returned":
+        return f"{face(event['face'])['name']} cannot start: it goes back and the pile is shuffled"
+    if kind == "play":
+        text = f"{who} played {face(event['face'])['name']}"
+        if event.get("color"):
+            text += f" and chose {event['color'].capitalize()}"
+        return text
+    if kind == "choose_color":
+        return f"{who} chose {event['color'].capitalize()}"
+    if kind == "turn_lost":
+        return f"{who} {_verb(names, seat, 'lose your', 'loses their')} turn"
+    if kind == "draw":
+        count = event["count"]
+        if count == 0:
+            return f"{who} could draw nothing: the piles are empty"
+        verb = "drew" if event["reason"] == "draw" else _verb(names, seat, "draw", "draws")
+        text = f"{who} {verb} {_plural(count, 'card')}"
+        if names.is_you(seat) and event.get("faces"):
+            text += " (" + ", ".join(face(code)["name"] for code in event["faces"]) + ")"
+        return text
+    if kind == "flip":
+        return f"the table flipped to the {event['side']} side"
+    if kind == "reverse":
+        return f"play now goes {event['direction']}"
+    if kind == "pass":
+        return f"{who} passed: nothing to play and nothing to draw"
+    if kind == "leave":
+        return f"{who} left the game; {_plural(event['count'], 'card')} went under the draw pile"
+    if kind == "reshuffle":
+        return "the discard pile was shuffled into a new draw pile"
+    if kind == "round_end":
+        result = event["result"]
+        if result["blocked"]:
+            return f"round {result['round']} is blocked: nobody wins it and nobody scores"
+        winner, number = names(result["winner"]), result["winner"]
+        wins = _verb(names, number, "win", "wins")
+        if result["interrupted"]:
+            return f"{winner} {wins} the round: every other player left"
+        scores = _verb(names, number, "score", "scores")
+        return f"{winner} {wins} round {result['round']} and {scores} " + _plural(
+            result["points"], "point"
+        )
+    if kind == "game_over":
+        if event["winner"] is None:
+            return "the game is over with no winner"
+        wins = _verb(names, event["winner"], "win", "wins")
+        return f"the game is over: {names(event['winner'])} {wins}"
+    if kind == "replaced_by_bot":
+        return f"{names(seat, start=first)} is now played by a bot ({event['level']})"
+    if kind == "aborted":
+        return "a moderator stopped the table"
+    return None
+
+
+def move_sentence(events: list[Context], names: Names) -> str:
+    """A move's events as one sentence: "bob played Yellow Skip: carol loses their turn."."""
+    clauses: list[str] = []
+    for event in events:
+        clause = _event_clause(event, names, first=not clauses)
+        if clause:
+            clauses.append(clause)
+    if not clauses:
+        return ""
+    text = clauses[0][0].upper() + clauses[0][1:]
+    if len(clauses) > 1:
+        text += ": " + "; ".join(clauses[1:])
+    return text + "."
+
+
+def moves(log: list[Context], names: Names) -> list[Context]:
+    """The log's moves in words, oldest first, each with its seq."""
+    out = []
+    for move in log:
+        text = move_sentence(move["events"], names)
+        if text:
+            out.append({"seq": move["seq"], "text": text, "source": move["source"]})
+    return out
+
+
+def _round_rows(game: Context, names: Names) -> list[Context]:
+    rows = []
+    for result in game["rounds"]:
+        hands = []
+        for hand in result["hands"]:
+            hands.append(
+                {
+                    "seat": hand["seat"],
+                    "name": names(hand["seat"], start=True),
+                    "cards": [
+                        {**face(card["face"]), "points": card["points"]} for card in hand["cards"]
+                    ],
+                    "points": hand["points"],
+                }
+            )
+        per_seat = [
+            result["points"] if result["winner"] == number else 0 for number in range(game["seats"])
+        ]
+        rows.append(
+            {
+                "round": result["round"],
+                "winner": None if result["winner"] is None else names(result["winner"], start=True),
+                "points": result["points"],
+                "side": result["side"],
+                "blocked": result["blocked"],
+                "interrupted": result["interrupted"],
+                "hands": hands,
+                "per_seat": per_seat,
+            }
+        )
+    return rows
+
+
+def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
+    """The template context of a running or finished game, from a view and the log."""
+    g = view
+    viewer = g["seat"]
+    names = Names(seats, viewer)
+    by_number = {seat["number"]: seat for seat in seats}
+    legal = g["legal_actions"]
+    plays = {entry["card"]: entry for entry in legal if entry["type"] == "play"}
+    hand = []
+    for card in g["hand"]:
+        entry = {**face(card["face"]), "handle": card["card"], "playable": card["playable"]}
+        if not card["playable"]:
+            entry["refusal"] = refusal(card.get("refusal", ""))
+        colors = plays.get(card["card"], {}).get("colors")
+        entry["colors"] = [color_choice(c) for c in colors] if colors else []
+        hand.append(entry)
+    players = []
+    for player in g["players"]:
+        number = player["seat"]
+        seat = by_number.get(number)
+        players.append(
+            {
+                "number": number,
+                "name": names(number, start=True),
+                "username": seat_name(seat, number),
+                "is_bot": bool(seat and seat["bot_level"]),
+                "bot_level": seat["bot_level"] if seat else None,
+                "is_you": number == viewer,
+                "count": player["count"],
+                "in_game": player["in_game"],
+                "faces": faces(player.get("faces", [])),
+                "to_act": number == g["to_act"],
+                "dealer": number == g["dealer"],
+                "score": g["scores"][number],
+            }
+        )
+    choose = next((entry for entry in legal if entry["type"] == "choose_color"), None)
+    types = {entry["type"] for entry in legal}
+    pending = g["pending"]
+    top = g["top"]
+    return {
+        "seat": viewer,
+        "watcher": viewer is None,
+        "round": g["round"],
+        "side": g["side"],
+        "other_side": "dark" if g["side"] == "light" else "light",
+        "color": None if g["color"] is None else color_choice(g["color"]),
+        "direction": g["direction"],
+        "to_act": g["to_act"],
+        "to_act_name": None if g["to_act"] is None else names(g["to_act"], start=True),
+        "my_turn": viewer is not None and g["to_act"] == viewer,
+        "pending": pending,
+        "pending_name": None if pending is None else names(pending["seat"], start=True),
+        "top": None if top is None else face(top),
+        "discard_pile": faces(g["discard_pile"]),
+        "draw_count": g["draw_pile"]["count"],
+        "draw_top": None if g["draw_pile"].get("top") is None else face(g["draw_pile"]["top"]),
+        "players": players,
+        "hand": hand,
+        "choose_colors": [color_choice(c) for c in choose["colors"]] if choose else [],
+        "can_draw": "draw" in types,
+        "can_pass": "pass" in types,
+        "scores": g["scores"],
+        "rounds": _round_rows(g, names),
+        "over": g["over"],
+        "winner": None if g["winner"] is None else names(g["winner"], start=True),
+        "ranking": [{**entry, "name": names(entry["seat"], start=True)} for entry in g["ranking"]],
+        "options": g["options"],
+        "moves": moves(log, names),
+    }
+
+
+def replay_step(position: Context, seats: list[Context], total: int) -> Context:
+    """The template context of one replay position (every hand face up)."""
+    names = Names(seats, None)
+    by_number = {seat["number"]: seat for seat in seats}
+    hands = []
+    for number, codes in enumerate(position["hands"]):
+        hands.append(
+            {
+                "number": number,
+                "name": seat_name(by_number.get(number), number),
+                "cards": faces(codes),
+                "in_game": position["in_game"][number],
+                "to_act": number == position["to_act"],
+                "dealer": number == position["dealer"],
+                "score": position["scores"][number],
+            }
+        )
+    top = position["discard_pile"][-1] if position["discard_pile"] else None
+    return {
+        "step": position["step"],
+        "total": total,
+        "round": position["round"],
+        "side": position["side"],
+        "color": None if position["color"] is None else color_choice(position["color"]),
+        "direction": position["direction"],
+        "hands": hands,
+        "top": None if top is None else face(top),
+        "discard_pile": faces(position["discard_pile"]),
+        "draw_count": position["draw_pile"]["count"],
+        "draw_top": None
+        if position["draw_pile"]["top"] is None
+        else face(position["draw_pile"]["top"]),
+        "sentence": move_sentence(position["events"], names) if position["events"] else "",
+        "over": position["over"],
+        "rounds": _round_rows(
+            {"rounds": position["rounds"], "seats": len(position["hands"])}, names
+        ),
+        "ranking": [
+            {**entry, "name": names(entry["seat"], start=True)} for entry in position["ranking"]
+        ],
+    }
