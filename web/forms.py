@@ -16,7 +16,15 @@ SCORING_CHOICES = [("single", "Single round")] + [
 ]
 
 
-class SignUpForm(forms.Form):
+class Form(forms.Form):
+    """Labels without Django's trailing colon: the page lays them out itself."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class SignUpForm(Form):
     username = forms.CharField(
         max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"})
     )
@@ -37,7 +45,7 @@ class SignUpForm(forms.Form):
         return data
 
 
-class TableForm(forms.Form):
+class TableForm(Form):
     seat_count = forms.TypedChoiceField(
         label="Seats",
         choices=[(n, str(n)) for n in _CHOICES["seat_counts"]],
@@ -70,11 +78,11 @@ class TableForm(forms.Form):
         return data
 
 
-class BotForm(forms.Form):
+class BotForm(Form):
     level = forms.ChoiceField(label="Bot level", choices=_CHOICES["bot_levels"], initial="easy")
 
 
-class ActionForm(forms.Form):
+class ActionForm(Form):
     type = forms.ChoiceField(choices=[(t, t) for t in ("play", "draw", "choose_color", "pass")])
     card = forms.CharField(required=False, max_length=64)
     color = forms.CharField(required=False, max_length=16)
@@ -89,13 +97,13 @@ class ActionForm(forms.Form):
         }
 
 
-class EmailForm(forms.Form):
+class EmailForm(Form):
     email = forms.EmailField(
         label="E-mail address", widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
 
 
-class PreferencesForm(forms.Form):
+class PreferencesForm(Form):
     your_turn = forms.BooleanField(label="When it is my turn", required=False)
     reminder = forms.BooleanField(label="Halfway through my time", required=False)
     timeout = forms.BooleanField(label="When my time ran out", required=False)

@@ -137,6 +137,9 @@ def _event_clause(event: Context, names: Names, first: bool) -> str | None:
     return None
 
 
+_LOWER_STARTS = {"the", "round", "play", "a"}
+
+
 def move_sentence(events: list[Context], names: Names) -> str:
     """A move's events as one sentence: "bob played Yellow Skip: carol loses their turn."."""
     clauses: list[str] = []
@@ -146,19 +149,22 @@ def move_sentence(events: list[Context], names: Names) -> str:
             clauses.append(clause)
     if not clauses:
         return ""
-    text = clauses[0][0].upper() + clauses[0][1:]
+    text = clauses[0]
+    if text.split(" ", 1)[0] in _LOWER_STARTS:  # never a player's name: those keep their case
+        text = text[0].upper() + text[1:]
     if len(clauses) > 1:
         text += ": " + "; ".join(clauses[1:])
     return text + "."
 
 
 def moves(log: list[Context], names: Names) -> list[Context]:
-    """The log's moves in words, oldest first, each with its seq."""
+    """The log's moves in words, newest first, each with its seq."""
     out = []
     for move in log:
         text = move_sentence(move["events"], names)
         if text:
             out.append({"seq": move["seq"], "text": text, "source": move["source"]})
+    out.reverse()
     return out
 
 

@@ -1,6 +1,7 @@
 // How a table page learns that its table changed: one small interface, two parts.
 //
 //   const live = Gamenook.live.connect({url, etag, onUpdate(html, etag)});
+//                      // onUpdate returns false to refuse an update older than the page
 //   live.known(etag)   // the page already shows this version (after its own move)
 //   live.refresh()     // ask now
 //   live.close()
@@ -42,8 +43,7 @@
         if (response.status === 200) {
           const etag = response.headers.get("ETag") || "";
           const html = await response.text();
-          this.etag = etag;
-          this.onUpdate(html, etag);
+          if (this.onUpdate(html, etag) !== false) this.etag = etag;
         } else if (response.status !== 304) {
           delay = this.interval * 5; // the server is unwell or the page is gone: back off
         }

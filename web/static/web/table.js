@@ -27,8 +27,17 @@
     notice.hidden = false;
   }
 
+  function seqOf(element) {
+    return Number(element?.dataset.seq ?? -1);
+  }
+
   // Replace the live part, keeping focus and open disclosures, and read out new moves.
+  // A poll answered before one of our own moves committed can arrive after it: an
+  // older table than the one shown is ignored (returns false).
   function swap(html) {
+    const incoming = document.createElement("template");
+    incoming.innerHTML = html;
+    if (seqOf(incoming.content.firstElementChild) < seqOf(root.firstElementChild)) return false;
     const active = document.activeElement;
     const hadFocus = active && root.contains(active);
     const key = hadFocus ? active.closest("[data-key]")?.dataset.key : null;
@@ -55,12 +64,13 @@
       if (target.id === "hand-h") target.tabIndex = -1;
       target.focus();
     }
+    return true;
   }
 
   const live = Gamenook.live.connect({
     url: root.dataset.liveUrl,
     etag: root.dataset.etag,
-    onUpdate: (html) => swap(html),
+    onUpdate: (html) => swap(html),  // false: older than the page, so the ETag is not kept
   });
 
   // Every form in the live part is sent in the background; the answer carries the new fragment.
