@@ -171,6 +171,10 @@ def table_url(table_id: int) -> str:
     return str(settings.GAMENOOK_TABLE_URL).format(table_id=table_id)
 
 
+def replay_url(table_id: int) -> str:
+    return str(settings.GAMENOOK_REPLAY_URL).format(table_id=table_id)
+
+
 def _seat_name(seat: Seat) -> str:
     if seat.user is not None:
         return seat.user.get_username()
@@ -184,6 +188,7 @@ def _compose(kind: str, user: User, table: Table, context: dict[str, Any]) -> di
         "user": user,
         "table": table,
         "table_url": table_url(table.pk),
+        "replay_url": replay_url(table.pk),
         "unsubscribe_url": unsubscribe,
         "site_url": settings.SITE_URL,
         **context,
