@@ -22,7 +22,6 @@ import random
 import re
 from collections import Counter
 from html.parser import HTMLParser
-from typing import Any
 
 import pytest
 from django.test import Client

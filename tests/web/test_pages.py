@@ -242,7 +242,7 @@ def test_a_refused_move_answers_the_rules_sentence_and_changes_nothing() -> None
     assert answer.status_code == 422
     body = answer.json()
     assert body["error"] == {"code": "not_your_turn", "detail": "It is not your turn."}
-    assert 'data-seq="%d"' % before in body["html"]
+    assert f'data-seq="{before}"' in body["html"]
     assert Table.objects.get(pk=table.pk).seq == before
     assert Move.objects.filter(table=table).count() == before
     # Without the script, the same refusal comes back as a message on the table page.
