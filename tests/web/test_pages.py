@@ -336,3 +336,13 @@ def test_the_e_mails_link_the_table_page_and_the_game_over_mail_the_replay() -> 
     assert replay.endswith(f"/tables/{table.pk}/replay/")
     assert replay in message.text and replay in message.html
     assert logged_in(alice).get(replay.split("8000", 1)[1]).status_code == 200
+
+
+def test_a_moderators_table_page_in_the_admin_links_to_the_watcher_page() -> None:
+    table, _ = running()
+    admin = User.objects.create_superuser("mod", "mod@example.com", PASSWORD)
+    client = logged_in(admin)
+    page = client.get(f"/admin/games/table/{table.pk}/change/").content.decode()
+    assert f'href="/tables/{table.pk}/"' in page
+    watched = client.get(f"/tables/{table.pk}/").content.decode()
+    assert "You are watching" in watched and 'data-zone="hand"' not in watched
