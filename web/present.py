@@ -10,6 +10,8 @@ nothing about what may be played.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -74,67 +76,94 @@ def _verb(names: Names, seat: int | None, you: str, other: str) -> str:
     return you if names.is_you(seat) else other
 
 
+@dataclass(frozen=True)
+class _Said:
+    """One event to put in words: the event, how the page names seats, and its seat's name."""
+
+    event: Context
+    names: Names
+    who: str
+
+    def verb(self, seat: int | None, you: str, other: str) -> str:
+        return _verb(self.names, seat, you, other)
+
+
+def _face_name(code: str) -> str:
+    return str(face(code)["name"])
+
+
+def _play(s: _Said) -> str:
+    text = f"{s.who} played {_face_name(s.event['face'])}"
+    if s.event.get("color"):
+        text += f" and chose {s.event['color'].capitalize()}"
+    return text
+
+
+def _draw(s: _Said) -> str:
+    seat, count = s.event.get("seat"), s.event["count"]
+    if count == 0:
+        return f"{s.who} could draw nothing: the piles are empty"
+    verb = "drew" if s.event["reason"] == "draw" else s.verb(seat, "draw", "draws")
+    text = f"{s.who} {verb} {_plural(count, 'card')}"
+    if s.names.is_you(seat) and s.event.get("faces"):
+        text += " (" + ", ".join(_face_name(code) for code in s.event["faces"]) + ")"
+    return text
+
+
+def _round_end(s: _Said) -> str:
+    result = s.event["result"]
+    if result["blocked"]:
+        return f"round {result['round']} is blocked: nobody wins it and nobody scores"
+    number = result["winner"]
+    winner, wins = s.names(number), s.verb(number, "win", "wins")
+    if result["interrupted"]:
+        return f"{winner} {wins} the round: every other player left"
+    scores = s.verb(number, "score", "scores")
+    return f"{winner} {wins} round {result['round']} and {scores} " + _plural(
+        result["points"], "point"
+    )
+
+
+def _game_over(s: _Said) -> str:
+    number = s.event["winner"]
+    if number is None:
+        return "the game is over with no winner"
+    return f"the game is over: {s.names(number)} {s.verb(number, 'win', 'wins')}"
+
+
+#: Each event type in words.
+_CLAUSES: dict[str, Callable[[_Said], str]] = {
+    "round_start": lambda s: f"Round {s.event['round']} is dealt by {s.names(s.event['dealer'])}",
+    "starter": lambda s: f"the starter card is {_face_name(s.event['face'])}",
+    "starter_returned": lambda s: (
+        f"{_face_name(s.event['face'])} cannot start: it goes back and the pile is shuffled"
+    ),
+    "play": _play,
+    "choose_color": lambda s: f"{s.who} chose {s.event['color'].capitalize()}",
+    "turn_lost": lambda s: (
+        f"{s.who} {s.verb(s.event.get('seat'), 'lose your', 'loses their')} turn"
+    ),
+    "draw": _draw,
+    "flip": lambda s: f"the table flipped to the {s.event['side']} side",
+    "reverse": lambda s: f"play now goes {s.event['direction']}",
+    "pass": lambda s: f"{s.who} passed: nothing to play and nothing to draw",
+    "leave": lambda s: (
+        f"{s.who} left the game; {_plural(s.event['count'], 'card')} went under the draw pile"
+    ),
+    "reshuffle": lambda _s: "the discard pile was shuffled into a new draw pile",
+    "round_end": _round_end,
+    "game_over": _game_over,
+    "replaced_by_bot": lambda s: f"{s.who} is now played by a bot ({s.event['level']})",
+    "aborted": lambda _s: "a moderator stopped the table",
+}
+
+
 def _event_clause(event: Context, names: Names, first: bool) -> str | None:
     """One event in words (None when it says nothing worth a line)."""
-    kind = event["type"]
-    seat = event.get("seat")
-    who = names(seat, start=first)
-    if kind == "round_start":
-        return f"Round {event['round']} is dealt by {names(event['dealer'])}"
-    if kind == "starter":
-        return f"the starter card is {face(event['face'])['name']}"
-    if kind == "starter_returned":
-        return f"{face(event['face'])['name']} cannot start: it goes back and the pile is shuffled"
-    if kind == "play":
-        text = f"{who} played {face(event['face'])['name']}"
-        if event.get("color"):
-            text += f" and chose {event['color'].capitalize()}"
-        return text
-    if kind == "choose_color":
-        return f"{who} chose {event['color'].capitalize()}"
-    if kind == "turn_lost":
-        return f"{who} {_verb(names, seat, 'lose your', 'loses their')} turn"
-    if kind == "draw":
-        count = event["count"]
-        if count == 0:
-            return f"{who} could draw nothing: the piles are empty"
-        verb = "drew" if event["reason"] == "draw" else _verb(names, seat, "draw", "draws")
-        text = f"{who} {verb} {_plural(count, 'card')}"
-        if names.is_you(seat) and event.get("faces"):
-            text += " (" + ", ".join(face(code)["name"] for code in event["faces"]) + ")"
-        return text
-    if kind == "flip":
-        return f"the table flipped to the {event['side']} side"
-    if kind == "reverse":
-        return f"play now goes {event['direction']}"
-    if kind == "pass":
-        return f"{who} passed: nothing to play and nothing to draw"
-    if kind == "leave":
-        return f"{who} left the game; {_plural(event['count'], 'card')} went under the draw pile"
-    if kind == "reshuffle":
-        return "the discard pile was shuffled into a new draw pile"
-    if kind == "round_end":
-        result = event["result"]
-        if result["blocked"]:
-            return f"round {result['round']} is blocked: nobody wins it and nobody scores"
-        winner, number = names(result["winner"]), result["winner"]
-        wins = _verb(names, number, "win", "wins")
-        if result["interrupted"]:
-            return f"{winner} {wins} the round: every other player left"
-        scores = _verb(names, number, "score", "scores")
-        return f"{winner} {wins} round {result['round']} and {scores} " + _plural(
-            result["points"], "point"
-        )
-    if kind == "game_over":
-        if event["winner"] is None:
-            return "the game is over with no winner"
-        wins = _verb(names, event["winner"], "win", "wins")
-        return f"the game is over: {names(event['winner'])} {wins}"
-    if kind == "replaced_by_bot":
-        return f"{names(seat, start=first)} is now played by a bot ({event['level']})"
-    if kind == "aborted":
-        return "a moderator stopped the table"
-    return None
+    clause = _CLAUSES.get(event["type"])
+    if clause is None:
+        return None
+    return clause(_Said(event, names, names(event.get("seat"), start=first)))
 
 
 _LOWER_STARTS = {"the", "round", "play", "a"}

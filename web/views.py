@@ -20,6 +20,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -27,6 +28,7 @@ from django.urls import reverse
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import services as accounts
 from games import selectors, services
 from games.errors import NotFound, ServiceError, StaleSequence
 from games.followups import run_bots_after_commit
@@ -39,9 +41,11 @@ LIVE_HEADER = "X-Gamenook-Live"
 
 
 def _user(request: HttpRequest) -> User:
-    # login_required has run: the user is a real one.
-    assert isinstance(request.user, User)
-    return request.user
+    """The logged-in user of a view behind ``login_required``."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied("log in first")
+    return user
 
 
 def _is_live(request: HttpRequest) -> bool:
@@ -67,7 +71,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            user = services.user_register(
+            user = accounts.user_register(
                 username=data["username"], email=data["email"], password=data["password"]
             )
         except ServiceError as exc:
@@ -95,13 +99,13 @@ def account(request: HttpRequest) -> HttpResponse:
         if what == "email":
             email_form = EmailForm(request.POST)
             if email_form.is_valid():
-                services.user_update(user=user, email=email_form.cleaned_data["email"])
+                accounts.user_update(user=user, email=email_form.cleaned_data["email"])
                 messages.success(request, "Your e-mail address is saved.")
                 return redirect("web:account")
         elif what == "preferences":
             prefs_form = PreferencesForm(request.POST)
             if prefs_form.is_valid():
-                notifications.preferences_update(user, **prefs_form.cleaned_data)
+                accounts.user_update(user=user, notifications_changes=prefs_form.cleaned_data)
                 messages.success(request, "Your e-mail preferences are saved.")
                 return redirect("web:account")
         elif what == "unsubscribe":
@@ -130,15 +134,13 @@ def lobby(request: HttpRequest) -> HttpResponse:
         request,
         "web/lobby.html",
         {
-            "lists": {
-                name: [_table_row(t, user) for t in tables] for name, tables in lists.items()
-            },
+            "lists": {name: [_table_row(t) for t in tables] for name, tables in lists.items()},
             "form": TableForm(),
         },
     )
 
 
-def _table_row(table: Any, user: User) -> dict[str, Any]:
+def _table_row(table: Any) -> dict[str, Any]:
     seats = sorted(table.seats.all(), key=lambda s: s.number)
     names = [s.user.username if s.user is not None else f"Bot ({s.bot_level})" for s in seats]
     return {

@@ -32,8 +32,10 @@ def seq(page: Any) -> int:
 
 
 def wait_seq_at_least(page: Any, value: int, timeout: int = 10_000) -> None:
+    # ... and no move of the page's own still on its way (aria-busy while it is).
     page.wait_for_function(
-        "n => Number(document.querySelector('#live .live').dataset.seq) >= n",
+        "n => Number(document.querySelector('#live .live').dataset.seq) >= n"
+        " && !document.getElementById('live').hasAttribute('aria-busy')",
         arg=value,
         timeout=timeout,
     )

@@ -8,6 +8,9 @@
   const announcer = document.getElementById("announcer");
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   let busy = false;
+  // The version the page shows: a poll answered with it again (one that was on its way
+  // while our own move was sent) changes nothing, so the DOM is left alone.
+  let shown = root.dataset.etag || "";
 
   function lastMove(scope) {
     let last = 0;
@@ -70,7 +73,15 @@
   const live = Gamenook.live.connect({
     url: root.dataset.liveUrl,
     etag: root.dataset.etag,
-    onUpdate: (html) => swap(html),  // false: older than the page, so the ETag is not kept
+    onUpdate: (html, etag) => {
+      // While our own move is on its way its answer is the news: a poll that lands
+      // first would let the player act on a page the answer is about to replace.
+      if (busy) return false;
+      if (etag && etag === shown) return true;
+      const accepted = swap(html); // false: older than the page, so the ETag is not kept
+      if (accepted) shown = etag;
+      return accepted;
+    },
   });
 
   // Every form in the live part is sent in the background; the answer carries the new fragment.
@@ -80,6 +91,7 @@
     event.preventDefault();
     if (busy) return;
     busy = true;
+    root.setAttribute("aria-busy", "true");
     const body = new FormData(form);
     if (event.submitter && event.submitter.name) body.append(event.submitter.name, event.submitter.value);
     try {
@@ -97,6 +109,7 @@
       showNotice(data.error ? data.error.detail : "");
       if (data.html) {
         swap(data.html);
+        shown = data.etag || "";
         live.known(data.etag);
       }
     } catch (error) {
@@ -104,6 +117,7 @@
       live.refresh();
     } finally {
       busy = false;
+      root.removeAttribute("aria-busy");
     }
   });
 
