@@ -266,6 +266,10 @@ def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
                 "score": g["scores"][number],
             }
         )
+    # One sentence for the whole hand when every card that cannot be played has the same
+    # reason (as "It is not your turn."), instead of the same words under each card.
+    reasons = {card["refusal"] for card in hand if "refusal" in card}
+    common = next(iter(reasons)) if len(reasons) == 1 else None
     choose = next((entry for entry in legal if entry["type"] == "choose_color"), None)
     types = {entry["type"] for entry in legal}
     pending = g["pending"]
@@ -289,6 +293,7 @@ def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
         "draw_top": None if g["draw_pile"].get("top") is None else face(g["draw_pile"]["top"]),
         "players": players,
         "hand": hand,
+        "common_refusal": common,
         "choose_colors": [color_choice(c) for c in choose["colors"]] if choose else [],
         "can_draw": "draw" in types,
         "can_pass": "pass" in types,

@@ -143,9 +143,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
 def _table_row(table: Any) -> dict[str, Any]:
     seats = sorted(table.seats.all(), key=lambda s: s.number)
     names = [s.user.username if s.user is not None else f"Bot ({s.bot_level})" for s in seats]
+    to_act = next((n for s, n in zip(seats, names, strict=True) if s.number == table.to_act), None)
     return {
         "id": table.pk,
         "status": table.status,
+        "to_act": to_act,
         "host": table.host.username,
         "seat_count": table.seat_count,
         "taken": len(seats),

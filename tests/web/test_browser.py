@@ -156,7 +156,18 @@ def test_two_people_sign_up_and_play_a_whole_game_with_a_bot_by_clicking(
     # Every hand face up: the cards left at the end are on the page.
     assert alice.locator(".seat .mini-hand .card").count() > 0
     screenshot(alice, "replay")
+
+    # A lobby with something in each list, for its screenshot.
+    host, guest = User.objects.get(username="alice"), User.objects.get(username="bob")
+    for table_id in (_table_with_bots(host, bots=1), _table_with_bots(guest, host, bots=2)):
+        services.table_start(
+            table_id=table_id, user=User.objects.get(seats__table_id=table_id, seats__number=0)
+        )
+        services.table_run_bots(table_id=table_id)
+    _table_with_bots(host, bots=1)
+    services.table_create(host=make_user("carol"), seat_count=4, allow_watchers=True)
     alice.goto("/")
+    assert alice.get_by_role("link", name="replay").count() == 1
     screenshot(alice, "lobby")
 
 
@@ -224,7 +235,9 @@ def test_a_whole_game_played_with_the_keyboard_only(new_page: Any) -> None:
     assert page.js_errors == []
 
 
-def test_the_table_fits_a_phone_375_px_wide_without_horizontal_scrolling(new_page: Any) -> None:
+def test_the_table_fits_a_phone_375_px_wide_without_horizontal_scrolling(
+    new_page: Any, screenshot: Any
+) -> None:
     alice = make_user("alice")
     table_id = _table_with_bots(alice, bots=9, allow_watchers=True)
     page = new_page(width=375, height=740)
@@ -239,6 +252,7 @@ def test_the_table_fits_a_phone_375_px_wide_without_horizontal_scrolling(new_pag
     page.locator("#live .side-banner").wait_for()
     page.locator("#live details.whole-pile summary").click()
     widths["ten seats at play"] = page.evaluate("document.documentElement.scrollWidth")
+    screenshot(page, "table-phone")
     wild = page.locator("#live summary.card-button.playable")
     if wild.count():
         wild.first.click()
@@ -260,7 +274,7 @@ def test_a_refused_move_shows_the_rules_sentence_and_changes_nothing(new_page: A
     refused = page.locator("#live button.card-button:not(.playable)")
     if refused.count():
         handle = refused.first.get_attribute("data-card")
-        sentence = page.locator(f"#why-{handle}").inner_text()
+        sentence = (page.locator(f"#why-{handle}").text_content() or "").strip()
         refused.first.click()
     else:  # every card is playable: drawing is what the rules refuse
         sentence = "You hold a playable card, so you must play one instead."
