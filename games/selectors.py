@@ -383,22 +383,24 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
     ]
 
 
-def table_version(table_id: int, user: User | AnonymousUser) -> tuple[int, str, int | None] | None:
-    """``(seq, status, seat)`` of a table for ``user`` in one query; None: no such table.
+def table_version(
+    table_id: int, user: User | AnonymousUser
+) -> tuple[int, str, int | None, bool] | None:
+    """``(seq, status, seat, allow_watchers)`` of a table for ``user`` in one query.
 
-    What a live page's ETag is made of: it changes whenever anything the page
-    shows does (every change appends a move, except in the lobby; see
-    ``table_lobby_digest``).
+    None: no such table. What a live page's ETag is made of: it changes
+    whenever anything the page shows does (every change appends a move, except
+    in the lobby; see ``table_lobby_digest``).
     """
     user_id = user.pk if user.is_authenticated else 0  # no user has id 0: no seat
     seat = Seat.objects.filter(table_id=OuterRef("pk"), user_id=user_id).values("number")[:1]
     row = (
         Table.objects.filter(pk=table_id)
         .annotate(my_seat=Subquery(seat))
-        .values_list("seq", "status", "my_seat")
+        .values_list("seq", "status", "my_seat", "allow_watchers")
         .first()
     )
-    return None if row is None else (row[0], row[1], row[2])
+    return None if row is None else (row[0], row[1], row[2], row[3])
 
 
 def table_lobby_digest(table_id: int) -> str:

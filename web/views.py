@@ -175,8 +175,11 @@ def table_create(request: HttpRequest) -> HttpResponse:
 # The table
 
 
-def _etag(table_id: int, version: tuple[int, str, int | None]) -> str:
-    seq, status, seat = version
+Version = tuple[int, str, int | None, bool]
+
+
+def _etag(table_id: int, version: Version) -> str:
+    seq, status, seat, _ = version
     tag = f"{seq}.{status}.{'w' if seat is None else seat}"
     if seq == 0:
         tag += "." + selectors.table_lobby_digest(table_id)
@@ -222,12 +225,14 @@ def _forbidden(request: HttpRequest, exc: ServiceError) -> HttpResponse:
 @login_required
 @require_GET
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    # The version is read before the table: were a move to commit in between, the
+    # page would be newer than its ETag and the next poll would simply fetch it again.
+    version = selectors.table_version(table_id, request.user)
     try:
         table = selectors.table_get(table_id)
         context = _live_context(request, table)
     except ServiceError as exc:
         return _forbidden(request, exc)
-    version = selectors.table_version(table_id, request.user)
     context["etag"] = "" if version is None else _etag(table_id, version)
     response = render(request, "web/table.html", context)
     response["Cache-Control"] = "private, no-cache"
@@ -249,7 +254,10 @@ def table_live(request: HttpRequest, table_id: int) -> HttpResponse:
     wanted = {
         tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
     }
-    if etag in wanted:
+    # A user without a seat at a table closed to watchers gets no 304 either: the
+    # full path below decides whether they may look (a moderator may).
+    may_look = version[2] is not None or version[3]
+    if etag in wanted and may_look:
         response = HttpResponse(status=304)
     else:
         try:
@@ -282,9 +290,8 @@ def _answer(
         if error is not None:
             body["error"] = {"code": code, "detail": detail}
         try:
-            table = selectors.table_get(table_id)
-            body["html"] = _render_live(request, table)
-            version = selectors.table_version(table_id, request.user)
+            version = selectors.table_version(table_id, request.user)  # before the table
+            body["html"] = _render_live(request, selectors.table_get(table_id))
             body["etag"] = None if version is None else _etag(table_id, version)
         except ServiceError:
             pass

@@ -275,6 +275,8 @@ def test_watching_needs_a_table_that_allows_it_except_for_moderators() -> None:
     stranger = logged_in(make_user())
     assert stranger.get(f"/tables/{closed.pk}/").status_code == 403
     assert stranger.get(f"/tables/{closed.pk}/live/").status_code == 403
+    guessed = f'"{closed.seq}.active.w"'  # not even a 304 for a guessed ETag
+    assert stranger.get(f"/tables/{closed.pk}/live/", HTTP_IF_NONE_MATCH=guessed).status_code == 403
     page = stranger.get(f"/tables/{open_.pk}/")
     assert page.status_code == 200 and "You are watching" in page.content.decode()
     moderator = make_user()
