@@ -117,6 +117,16 @@ def test_two_people_sign_up_and_play_a_whole_game_with_a_bot_by_clicking(
     alice.locator("#live .side-banner").wait_for()
     bob.locator("#live .side-banner").wait_for(timeout=LIVE_MS + 500)
     screenshot(alice, "table-light")
+    # What a screen reader is told: the direction, each seat, each card, the piles.
+    assert alice.get_by_role("img", name="Direction of play: clockwise").count() == 1
+    seats = alice.locator("#live li.seat").evaluate_all("els => els.map(e => e.ariaLabel)")
+    assert len(seats) == 3 and all(" cards" in name for name in seats), seats
+    names = alice.locator("#live [data-zone=hand] [data-card]").evaluate_all(
+        "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert len(names) == 7 and all(name and name[0].isupper() for name in names), names
+    assert alice.get_by_label("Top card, dark face:", exact=False).count() == 1
+    assert alice.locator("#announcer[aria-live=polite]").count() == 1
 
     done: list[str] = []
     seen_live = 0

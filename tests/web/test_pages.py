@@ -348,3 +348,20 @@ def test_a_moderators_table_page_in_the_admin_links_to_the_watcher_page() -> Non
     assert f'href="/tables/{table.pk}/"' in page
     watched = client.get(f"/tables/{table.pk}/").content.decode()
     assert "You are watching" in watched and 'data-zone="hand"' not in watched
+
+
+def test_the_direction_ring_turns_round_with_the_direction_of_play() -> None:
+    table, (alice, _) = running()
+    client = logged_in(alice)
+    assert (
+        'aria-label="Direction of play: clockwise"'
+        in client.get(f"/tables/{table.pk}/").content.decode()
+    )
+    # As after a Reverse: the view says counterclockwise, and so does the ring.
+    assert table.state is not None
+    Table.objects.filter(pk=table.pk).update(
+        state={**table.state, "direction": -1}, seq=table.seq + 1
+    )
+    page = client.get(f"/tables/{table.pk}/").content.decode()
+    assert "direction-counterclockwise" in page
+    assert 'aria-label="Direction of play: counterclockwise"' in page
