@@ -53,9 +53,13 @@ def seat_name(seat: Context | None, number: int) -> str:
 class Names:
     """How a page names each seat: "You" for the viewer, else the name or the bot's level."""
 
-    def __init__(self, seats: list[Context], viewer: int | None) -> None:
+    def __init__(
+        self, seats: list[Context], viewer: int | None, *, open_faces: bool = False
+    ) -> None:
         self.by_number = {seat["number"]: seat for seat in seats}
         self.viewer = viewer
+        #: The replay: every card is public, so every drawn card is named.
+        self.open_faces = open_faces
 
     def __call__(self, number: int | None, *, start: bool = False) -> str:
         if number is None:
@@ -105,7 +109,7 @@ def _draw(s: _Said) -> str:
         return f"{s.who} could draw nothing: the piles are empty"
     verb = "drew" if s.event["reason"] == "draw" else s.verb(seat, "draw", "draws")
     text = f"{s.who} {verb} {_plural(count, 'card')}"
-    if s.names.is_you(seat) and s.event.get("faces"):
+    if (s.names.is_you(seat) or s.names.open_faces) and s.event.get("faces"):
         text += " (" + ", ".join(_face_name(code) for code in s.event["faces"]) + ")"
     return text
 
@@ -309,7 +313,7 @@ def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
 
 def replay_step(position: Context, seats: list[Context], total: int) -> Context:
     """The template context of one replay position (every hand face up)."""
-    names = Names(seats, None)
+    names = Names(seats, None, open_faces=True)
     by_number = {seat["number"]: seat for seat in seats}
     hands = []
     for number, codes in enumerate(position["hands"]):

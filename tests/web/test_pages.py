@@ -325,6 +325,12 @@ def test_the_replay_opens_once_the_game_is_over_and_steps_through_it() -> None:
     last = client.get(f"/tables/{table.pk}/replay/?step=99999").content.decode()
     assert f"Step {total} of {total}" in last and "Final ranking" in last
     assert client.get(f"/tables/{table.pk}/replay/?round=1").status_code == 200
+    # Face up: a card anybody drew is named in the replay, not only counted.
+    steps = (
+        client.get(f"/tables/{table.pk}/replay/?step={n}", **LIVE).content.decode()
+        for n in range(1, total + 1)
+    )
+    assert any(re.search(r"drew 1 card \([A-Z]", step) for step in steps)
 
 
 def test_the_e_mails_link_the_table_page_and_the_game_over_mail_the_replay() -> None:
