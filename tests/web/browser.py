@@ -30,16 +30,12 @@ ARGS = [
 #: (``make screenshots``), else a temporary folder.
 SCREENSHOTS = os.environ.get("GAMENOOK_SCREENSHOTS", "")
 
-# Playwright's sync API keeps an event loop in the test's thread; the ORM calls the
-# tests make between browser steps are synchronous and safe there.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 
 def _available() -> bool:
     return shutil.which(CHROMIUM) is not None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not _available():
         if os.environ.get("CI"):
@@ -49,7 +45,11 @@ def browser() -> Iterator[Any]:
 
     # launch() starts Chromium on a fresh, temporary profile directory of its own
     # (and removes it at close), so no state is shared between runs.
-    with sync_playwright() as playwright:
+    # Playwright's sync API keeps an event loop in the test's thread; the ORM calls a
+    # browser test makes between its steps are synchronous and safe there. Django reads
+    # the switch at each call: it is on while the browser module runs, and only then.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
             yield launched
