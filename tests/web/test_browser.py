@@ -128,6 +128,15 @@ def test_two_people_sign_up_and_play_a_whole_game_with_a_bot_by_clicking(
         "els => els.map(e => e.getAttribute('aria-label'))"
     )
     assert len(names) == 7 and all(name and name[0].isupper() for name in names), names
+    # The player to act hears each card's name and whether it is playable.
+    cards = bob.locator("#live [data-zone=hand] [data-card]").evaluate_all(
+        "els => els.map(e => [e.getAttribute('aria-label'), e.dataset.playable,"
+        " e.querySelector('.name').textContent.trim()])"
+    )
+    assert any(playable == "true" for _, playable, _ in cards), cards
+    for label, playable, name in cards:
+        assert label.startswith(name), (label, name)
+        assert (", playable" in label) == (playable == "true"), (label, playable)
     assert alice.get_by_label("Top card, dark face:", exact=False).count() == 1
     assert alice.locator("#announcer[aria-live=polite]").count() == 1
 
