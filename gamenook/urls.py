@@ -20,5 +20,7 @@ urlpatterns = [
     re_path(r"^api/", api_not_found),
 ]
 
+handler400 = "games.apis.errors.handler400"
+handler403 = "games.apis.errors.handler403"
 handler404 = "games.apis.errors.handler404"
 handler500 = "games.apis.errors.handler500"

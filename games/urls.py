@@ -1,19 +1,23 @@
 """The tables API, mounted at /api/v1/ by gamenook.urls (accounts mount theirs beside it)."""
 
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, path, register_converter
 
 from .apis import tables
+from .apis.common import IdConverter
+
+# <id:...>: a row id the database can hold; a larger number is no URL of ours (404).
+register_converter(IdConverter, "id")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListApi.as_view(), name="tables"),
-    path("tables/<int:table_id>/", tables.TableDetailApi.as_view(), name="table"),
-    path("tables/<int:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
-    path("tables/<int:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
-    path("tables/<int:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
-    path("tables/<int:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
-    path("tables/<int:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),
-    path("tables/<int:table_id>/actions/", tables.TableActionApi.as_view(), name="table-actions"),
-    path("tables/<int:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
-    path("tables/<int:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
-    path("tables/<int:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
+    path("tables/<id:table_id>/", tables.TableDetailApi.as_view(), name="table"),
+    path("tables/<id:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<id:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
+    path("tables/<id:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
+    path("tables/<id:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),
+    path("tables/<id:table_id>/actions/", tables.TableActionApi.as_view(), name="table-actions"),
+    path("tables/<id:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
+    path("tables/<id:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
+    path("tables/<id:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
 ]

@@ -40,6 +40,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "gamenook.urls"
+# A CSRF refusal outside DRF's views answers in the API's error shape under /api/.
+CSRF_FAILURE_VIEW = "games.apis.errors.csrf_failure"
 WSGI_APPLICATION = "gamenook.wsgi.application"
 
 TEMPLATES = [
@@ -110,7 +112,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # A JSON API: JSON in, JSON out (the browsable API stays for people exploring it).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded in size and depth, text that can be stored: see games.apis.parsers.
+    "DEFAULT_PARSER_CLASSES": ["games.apis.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "games.apis.errors.exception_handler",
     # Per-user rates (per address before login); the views pick their scope.
     "DEFAULT_THROTTLE_RATES": {
@@ -134,6 +137,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Turn-by-turn Wild Cards Flip by correspondence.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Row ids in URLs (games.apis.common.IdConverter): integers a bigint column holds.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+    },
 }
 
 # --- e-mail ---------------------------------------------------------------
