@@ -164,6 +164,7 @@ class TableAdmin(admin.ModelAdmin):
         "seq",
         "turn",
         "deadline_at",
+        "bot_errors",
         "created_at",
     )
     list_filter = ("status", "scoring", "timeout_policy", "turn_hours", "allow_watchers")
@@ -191,6 +192,7 @@ class TableAdmin(admin.ModelAdmin):
         "game_summary",
         "seq",
         "turn",
+        "bot_errors",
         "turn_started_at",
         "deadline_at",
         "remind_at",

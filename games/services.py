@@ -9,13 +9,13 @@ functions below look up, lock and check, then call it.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -23,9 +23,12 @@ from django.utils import timezone
 
 import flip
 
+from . import conf
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
 from .signals import table_changed
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -71,11 +74,6 @@ def _seat_of(table: Table, user: User) -> Seat:
     return seat
 
 
-def _seconds_per_hour() -> int:
-    # Test settings shorten the hour so a deadline can pass in seconds.
-    return int(getattr(settings, "GAMENOOK_SECONDS_PER_HOUR", 3600))
-
-
 # ----------------------------------------------------------------------------
 # The one way a game changes
 
@@ -86,6 +84,7 @@ _SNAPSHOT_FIELDS = [
     "seq",
     "turn",
     "to_act",
+    "bot_errors",
     "status",
     "finished_at",
     "turn_started_at",
@@ -107,7 +106,7 @@ def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.Game
         table.finished_at = now
         table.turn_started_at = table.deadline_at = table.remind_at = None
     elif new_turn:
-        length = timedelta(seconds=table.turn_hours * _seconds_per_hour())
+        length = timedelta(seconds=table.turn_hours * conf.seconds_per_hour())
         table.turn_started_at = now
         table.deadline_at = now + length
         table.remind_at = now + length / 2
@@ -268,18 +267,26 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
         return _leave_locked(table, state, seat, Move.Source.LEAVE)
 
 
-def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
+def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult | None:
     """Let the bot whose turn it is make one action, in its own transaction.
 
     The bot is given only its seat's view and what that seat saw when the
     table last turned over (``flip.flip_memory``). Returns None when no bot
-    is to act (the game is over, or a human is to act), so calling it again
-    is harmless.
+    is to act (the game is over, or a human is to act) or, with ``seq``, when
+    the table has moved on from that sequence number, so calling it again is
+    harmless.
+
+    A bot that raises, or answers something the rules refuse, must not leave
+    the table waiting for a deadline: the plain move of ruling 4
+    (``flip.timeout_action``) is played for it at once, the error is logged
+    with the table and turn, and ``Table.bot_errors`` counts it.
     """
     from flip.bots import make_bot
 
     with transaction.atomic():
         table = _lock_table(table_id)
+        if seq is not None and table.seq != seq:
+            return None
         if table.status != Table.Status.ACTIVE or table.state is None:
             return None
         state = flip.GameState.from_dict(table.state)
@@ -287,10 +294,22 @@ def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
         if seat is None or not seat.is_bot or state.over:
             return None
         bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
-        # What the seat sees now and what it saw at the last flip: a person in
-        # the seat would remember that much (flip.flip_memory; never served).
-        choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
-        action = action_from_request(state, seat.number, choice)
+        try:
+            # What the seat sees now and what it saw at the last flip: a person in
+            # the seat would remember that much (flip.flip_memory; never served).
+            choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
+            action = action_from_request(state, seat.number, choice)
+            flip.check(state, seat.number, action)
+        except Exception:
+            logger.exception(
+                "bot_error table=%s turn=%s seat=%s level=%s: playing the plain move instead",
+                table.pk,
+                table.turn,
+                seat.number,
+                seat.bot_level,
+            )
+            table.bot_errors += 1
+            action = flip.timeout_action(state)
         return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
 
 

@@ -22,4 +22,9 @@ class Migration(migrations.Migration):
             field=models.PositiveSmallIntegerField(blank=True, editable=False, null=True),
         ),
         migrations.RunPython(fill_to_act, migrations.RunPython.noop),
+        migrations.AddField(
+            model_name="table",
+            name="bot_errors",
+            field=models.PositiveIntegerField(default=0, editable=False),
+        ),
     ]

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 import flip
 from games.models import Seat, Table
-from notifications import services, tasks
+from notifications import jobs, services
 
 
 def _ensure_database() -> None:
@@ -53,7 +53,7 @@ class Command(BaseCommand):
         _ensure_database()
         call_command("migrate", verbosity=0)
         queued: list[str] = []
-        tasks.publish = lambda name, args: queued.append(name)
+        jobs.publish = lambda name, args: queued.append(name)
         due = int(options["due"])
         for active in [int(n) for n in str(options["active"]).split(",")]:
             queued.clear()
