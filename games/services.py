@@ -552,9 +552,11 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
         previous = seat.user_id
+        if previous is not None:
+            seat.previous_user_id = previous
         seat.user = None
         seat.bot_level = level
-        seat.save(update_fields=["user", "bot_level"])
+        seat.save(update_fields=["user", "bot_level", "previous_user"])
         _append(
             table,
             round_number=state.round,

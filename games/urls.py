@@ -1,12 +1,9 @@
 """The tables API, mounted at /api/v1/ by gamenook.urls (accounts mount theirs beside it)."""
 
-from django.urls import URLPattern, URLResolver, path, register_converter
+from django.urls import URLPattern, URLResolver, path
 
+# Importing the API registers the <id:...> converter (games.apis.common).
 from .apis import tables
-from .apis.common import IdConverter
-
-# <id:...>: a row id the database can hold; a larger number is no URL of ours (404).
-register_converter(IdConverter, "id")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListApi.as_view(), name="tables"),

@@ -22,7 +22,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "games",
     "notifications",
@@ -106,8 +105,9 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # Tokens stored as hashes, several per user (accounts.models.ApiToken).
+        "accounts.authentication.TokenAuthentication",
+        "accounts.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -203,6 +203,9 @@ GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
 # with the backoff capped at an hour that is about two days of mail server trouble.
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
 GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
+
+# How many days a link confirming an e-mail address works (accounts).
+GAMENOOK_VERIFY_DAYS = env.int("GAMENOOK_VERIFY_DAYS", default=3)
 
 # The link to a table in e-mails ({table_id} is filled in).
 GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/api/v1/tables/{table_id}/")

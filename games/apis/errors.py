@@ -123,9 +123,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return response
     if isinstance(exc, exceptions.APIException):
         code = _CODES.get(exc.default_code, exc.default_code)
-        if code == "forbidden" and str(exc.detail).startswith("CSRF Failed"):
-            # DRF's session authentication refuses a write without the CSRF token.
-            code = "csrf_failed"
         if isinstance(exc, exceptions.NotFound) and str(exc.detail) == exc.default_detail:
             detail = "Not found."
         else:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts import services as accounts
 from games import services
 from games.models import Table
 from tests.factories import known_deals, make_user, start_table
@@ -34,8 +34,8 @@ def client_for(user: User | None) -> APIClient:
     """
     client = APIClient(enforce_csrf_checks=True)
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        _token, key = accounts.token_create(user=user, name="tests")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 
