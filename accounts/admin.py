@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
@@ -110,17 +111,34 @@ class GamenookUserAdmin(UserAdmin):
         }
         return TemplateResponse(request, "admin/accounts/user_keep_history.html", context)
 
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        kept = [user for user in queryset if services.user_has_history(user)]
-        if kept:
-            names = ", ".join(str(user) for user in kept)
-            self.message_user(
-                request,
-                f"Not deleted: {names} played at tables, which are kept for good. "
-                "Anonymise them instead.",
-                messages.ERROR,
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions: dict[str, Any] = dict(super().get_actions(request))
+        if "delete_selected" in actions:
+            actions["delete_selected"] = (
+                delete_or_explain,
+                "delete_selected",
+                "Delete selected users (those who played: anonymise instead)",
             )
-        super().delete_queryset(request, queryset.exclude(pk__in=[user.pk for user in kept]))
+        return actions
+
+
+def delete_or_explain(
+    modeladmin: GamenookUserAdmin, request: HttpRequest, queryset: QuerySet[User]
+) -> HttpResponse | None:
+    """Django's bulk delete for the users who never played; the others are kept, and why."""
+    kept = [user for user in queryset.order_by("pk") if services.user_has_history(user)]
+    if kept:
+        names = ", ".join(str(user) for user in kept)
+        modeladmin.message_user(
+            request,
+            f"Not deleted: {names} played at tables, which are kept for good (other players' "
+            "logs and records refer to them). Use the action 'Anonymise users' instead.",
+            messages.ERROR,
+        )
+    rest = queryset.exclude(pk__in=[user.pk for user in kept])
+    if not rest.exists():
+        return None
+    return delete_selected(modeladmin, request, rest)
 
 
 @admin.register(ApiToken)

@@ -57,6 +57,9 @@ def _detail(text: str) -> dict[str, str]:
     return {"detail": text}
 
 
+_DATETIME = serializers.DateTimeField()
+
+
 class DetailSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField(help_text="What happened, for a person.")
 
@@ -182,7 +185,16 @@ class TokenListApi(APIView):
     def get(self, request: Request) -> Response:
         current = request.auth.pk if isinstance(request.auth, ApiToken) else None
         rows = [
-            {**self.OutputSerializer(t).data, "current": t.pk == current}
+            {
+                "id": t.pk,
+                "name": t.name,
+                "prefix": t.prefix,
+                "created_at": _DATETIME.to_representation(t.created_at),
+                "last_used_at": _DATETIME.to_representation(t.last_used_at)
+                if t.last_used_at
+                else None,
+                "current": t.pk == current,
+            }
             for t in selectors.tokens_of(user=_user(request))
         ]
         return Response(rows)

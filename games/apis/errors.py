@@ -15,6 +15,7 @@ from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 import flip
@@ -90,7 +91,11 @@ def flatten_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     flat: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
-            flat.update(flatten_fields(value, f"{prefix}.{key}" if prefix else str(key)))
+            if prefix and key == api_settings.NON_FIELD_ERRORS_KEY:
+                name = prefix  # "notifications" is not an object: the field's own error
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            flat.update(flatten_fields(value, name))
     elif isinstance(detail, list | tuple) and any(isinstance(v, dict | list) for v in detail):
         for index, value in enumerate(detail):
             if value:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,6 +27,9 @@ def _fresh_throttles() -> Iterator[None]:
     cache.clear()
 
 
+_clients = itertools.count()
+
+
 def client_for(user: User | None) -> APIClient:
     """A client that sends the user's token, as a real client would.
 
@@ -34,7 +38,8 @@ def client_for(user: User | None) -> APIClient:
     """
     client = APIClient(enforce_csrf_checks=True)
     if user is not None:
-        _token, key = accounts.token_create(user=user, name="tests")
+        # A token of its own per client: two clients of one user are two devices.
+        _token, key = accounts.token_create(user=user, name=f"client {next(_clients)}")
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
