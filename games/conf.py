@@ -18,3 +18,8 @@ def run_bots_inline() -> bool:
 def bench_endpoints() -> bool:
     """Serve the API load benchmark's baseline endpoint (never in production)."""
     return bool(settings.GAMENOOK_BENCH_ENDPOINTS)
+
+
+def fixed_game_seed() -> str:
+    """A seed every new game uses instead of a random one: demos only, never production."""
+    return str(settings.GAMENOOK_GAME_SEED)

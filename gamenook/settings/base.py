@@ -137,6 +137,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Turn-by-turn Wild Cards Flip by correspondence.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies refuse unknown fields: the schema says so (games.apis.schema).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.apis.schema.strict_request_bodies",
+    ],
     # Row ids in URLs (games.apis.common.IdConverter): integers a bigint column holds.
     "PATH_CONVERTER_OVERRIDES": {
         "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
@@ -158,6 +163,8 @@ EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Gamenook <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Where gamenook.mail.FolderEmailBackend (make run's default) keeps each message as a file.
+GAMENOOK_MAIL_DIR = env.str("GAMENOOK_MAIL_DIR", default=str(BASE_DIR / ".mail"))
 
 # --- Celery ---------------------------------------------------------------
 
@@ -203,6 +210,10 @@ GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
 # with the backoff capped at an hour that is about two days of mail server trouble.
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
 GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
+
+# Every new game deals from this seed instead of a random one (docs/api.md's transcript).
+# Only the local settings read it from the environment; anywhere else it stays empty.
+GAMENOOK_GAME_SEED = ""
 
 # How many days a link confirming an e-mail address works (accounts).
 GAMENOOK_VERIFY_DAYS = env.int("GAMENOOK_VERIFY_DAYS", default=3)

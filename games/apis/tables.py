@@ -417,10 +417,18 @@ class TableActionApi(APIView):
     class InputSerializer(serializers.Serializer[Any]):
         type = StrictChoiceField(choices=[flip.PLAY, flip.DRAW, flip.CHOOSE_COLOR, flip.PASS])
         card = StrictCharField(
-            required=False, allow_null=True, max_length=64, help_text="A handle from your hand."
+            required=False,
+            allow_null=True,
+            min_length=1,
+            max_length=64,
+            help_text="A handle from your hand.",
         )
         color = StrictCharField(
-            required=False, allow_null=True, max_length=16, help_text="For a Wild or a choice."
+            required=False,
+            allow_null=True,
+            min_length=1,
+            max_length=16,
+            help_text="For a Wild or a choice.",
         )
         expected_seq = StrictIntegerField(
             required=False,
