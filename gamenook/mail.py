@@ -37,7 +37,7 @@ class FolderEmailBackend(BaseEmailBackend):
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             slug = re.sub(r"[^a-z0-9]+", "-", message.subject.lower()).strip("-")[:40]
             path = self.folder / f"{stamp}-{next(_numbers):04d}-{slug}.eml"
-            path.write_bytes(message.message().as_bytes(linesep="\n"))
+            path.write_bytes(message.message().as_bytes())
             logger.info("mail to %s: %s (%s)", ", ".join(message.to), message.subject, path)
             sent += 1
         return sent
