@@ -30,7 +30,7 @@ from .models import ApiToken
 admin.site.unregister(User)
 
 
-class ApiTokenInline(admin.TabularInline):
+class ApiTokenInline(admin.TabularInline[ApiToken, User]):
     model = ApiToken
     extra = 0
     fields = ("name", "prefix", "created_at", "last_used_at")
@@ -45,7 +45,7 @@ class ApiTokenInline(admin.TabularInline):
 
 
 @admin.register(User)
-class GamenookUserAdmin(UserAdmin):
+class GamenookUserAdmin(UserAdmin[User]):
     actions = ["deactivate_users", "anonymise_users"]
     inlines = [ApiTokenInline]
 
@@ -142,7 +142,7 @@ def delete_or_explain(
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     """Tokens by name and prefix; deleting one revokes it. No one can see or add a key."""
 
     list_display = ("user", "name", "prefix", "created_at", "last_used_at")

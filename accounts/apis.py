@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.apis.common import AccountThrottle, parse_input
+from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
 from games.apis.fields import StrictBooleanField, StrictCharField, StrictEmailField
 from games.apis.idempotency import idempotent
@@ -32,7 +32,7 @@ from .models import ApiToken
 TAG = ["accounts"]
 
 #: The password rules the server applies (AUTH_PASSWORD_VALIDATORS), for the schema.
-PASSWORD_HELP = (
+RULES_HELP = (
     "8 to 128 characters; not mostly digits, not a common password, "
     "not too close to the username or the address."
 )
@@ -42,14 +42,12 @@ def _errors(*codes: int) -> dict[int, Any]:
     return {code: ErrorSerializer for code in codes}
 
 
-def _user(request: Request) -> User:
-    assert isinstance(request.user, User)  # IsAuthenticated has run
-    return request.user
+_user = request_user  # IsAuthenticated has run: the user is a real one
 
 
 def _password(**kwargs: Any) -> StrictCharField:
     return StrictCharField(
-        write_only=True, min_length=8, max_length=128, help_text=PASSWORD_HELP, **kwargs
+        write_only=True, min_length=8, max_length=128, help_text=RULES_HELP, **kwargs
     )
 
 
@@ -375,7 +373,9 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data, partial=True)
         changes = data.pop("notifications", None)
-        user = services.user_update(user=_user(request), notifications_changes=changes, **data)
+        user = services.user_update(
+            user=request_user(request), notifications_changes=changes, **data
+        )
         return Response(self.OutputSerializer(user).data)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.authentication import SessionScheme
 
 
-class AccountsSessionScheme(SessionScheme):
+class AccountsSessionScheme(SessionScheme):  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
     """The session cookie, as drf-spectacular describes DRF's own session authentication."""
 
     target_class = "accounts.authentication.SessionAuthentication"

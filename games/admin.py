@@ -29,7 +29,7 @@ from django.utils.html import format_html, format_html_join
 
 import flip
 
-from . import services
+from . import selectors, services
 from .errors import ServiceError
 from .models import Move, Seat, Table
 
@@ -59,16 +59,14 @@ def _event_text(event: dict[str, Any]) -> str:
 
 
 def _watcher_view(table: Table) -> dict[str, Any] | None:
-    if table.state is None:
-        return None
-    return flip.watcher_view(flip.GameState.from_dict(table.state))
+    return selectors.table_view(table, None)
 
 
 # ----------------------------------------------------------------------------
 # Inlines: read-only
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
     show_change_link = False
@@ -89,12 +87,20 @@ class SeatInline(ReadOnlyInline):
     readonly_fields = fields
     ordering = ("number",)
 
+    # Django makes the inlines anew for each request: the table's watcher view is
+    # read once per page here, not once per seat row.
+    _players: list[dict[str, Any]] | None = None
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        view = None if obj is None else _watcher_view(obj)
+        self._players = None if view is None else view["players"]
+        return super().get_formset(request, obj, **kwargs)
+
     @admin.display(description="in the game")
     def in_game(self, seat: Seat) -> str:
-        view = _watcher_view(seat.table)
-        if view is None:
+        if self._players is None:
             return "-"
-        return "yes" if view["players"][seat.number]["in_game"] else "no"
+        return "yes" if self._players[seat.number]["in_game"] else "no"
 
 
 class MoveInline(ReadOnlyInline):
@@ -148,7 +154,7 @@ class ConfirmForm(forms.Form):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(admin.ModelAdmin[Table]):
     """Tables are created by players; here they are looked at and moderated.
 
     The change page is view-only: nothing a moderator does edits a row in
@@ -335,7 +341,7 @@ class TableAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/games/table/moderate.html", context)
 
     def abort_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        def run(table: Table, data: dict[str, Any]) -> str:
+        def run(table: Table, _data: dict[str, Any]) -> str:
             services.table_abort(table_id=table.pk)
             return "Aborted the table."
 
@@ -405,7 +411,7 @@ class TableAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
+class MoveAdmin(admin.ModelAdmin[Move]):
     """The append-only log, view-only. ``payload`` is never shown (hidden cards, shuffles)."""
 
     list_display = ("table", "seq", "round", "seat", "action", "source", "created_at")

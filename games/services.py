@@ -26,6 +26,7 @@ import flip
 from . import conf
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
+from .selectors import table_state
 from .signals import table_changed
 
 logger = logging.getLogger(__name__)
@@ -39,6 +40,11 @@ class MoveResult:
     state: flip.GameState
     events: list[flip.Event]
     moves: list[Move]
+
+    @property
+    def seat(self) -> int | None:
+        """The seat that acted (None for the deal, which no seat makes)."""
+        return self.moves[0].seat if self.moves else None
 
 
 # ----------------------------------------------------------------------------
@@ -197,29 +203,15 @@ def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]
 
 
 def _active_state(table: Table) -> flip.GameState:
-    if table.status != Table.Status.ACTIVE or table.state is None:
+    state = table_state(table)
+    if table.status != Table.Status.ACTIVE or state is None:
         raise Conflict("The game at this table is not running.", code="table_not_active")
-    return flip.GameState.from_dict(table.state)
+    return state
 
 
 def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) -> flip.Action:
-    """Turn a client's ``{"type", "card", "color"}`` into a flip action.
-
-    Handles are resolved against the seat's hand (``card_not_in_hand``
-    otherwise); a colour name must be one of the eight colours.
-    """
-    card = -1
-    if data.get("card") is not None:
-        # A handle names a card of the hand only in a play; any other action
-        # is handed a card anyway, for flip to refuse (card_not_allowed).
-        card = flip.card_for_handle(state, seat, data["card"]) if data["type"] == flip.PLAY else 0
-    color = -1
-    if data.get("color") is not None:
-        try:
-            color = flip.color_code(data["color"])
-        except ValueError:
-            raise flip.RuleError("color_not_in_side") from None
-    return flip.Action(data["type"], card, color)
+    """Turn a client's ``{"type", "card", "color"}`` into a flip action (``flip.parse_request``)."""
+    return flip.parse_request(state, seat, data)
 
 
 def table_apply_action(
@@ -287,9 +279,9 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
         table = _lock_table(table_id)
         if seq is not None and table.seq != seq:
             return None
-        if table.status != Table.Status.ACTIVE or table.state is None:
+        state = table_state(table)
+        if table.status != Table.Status.ACTIVE or state is None:
             return None
-        state = flip.GameState.from_dict(table.state)
         seat = table.seats.filter(number=state.current).first()
         if seat is None or not seat.is_bot or state.over:
             return None
@@ -333,11 +325,11 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
     """
     with transaction.atomic():
         table = _lock_table(table_id)
-        if table.status != Table.Status.ACTIVE or table.turn != turn or table.state is None:
+        state = table_state(table)
+        if table.status != Table.Status.ACTIVE or table.turn != turn or state is None:
             return None
         if table.deadline_at is None or table.deadline_at > timezone.now():
             return None
-        state = flip.GameState.from_dict(table.state)
         seat = table.seats.get(number=state.current)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
@@ -480,15 +472,19 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         table = _lobby_locked(table_id)
         if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
-        seats = table.seats.count()
-        if seats < 2:
-            raise Conflict("At least two seats must be filled.", code="not_enough_players")
-        options = flip.Options(
-            seats=seats,
-            two_seat_reverse_skips=table.two_seat_reverse_skips,
-            scoring=table.scoring,
-            target=table.target,
-        )
+        try:
+            # flip decides how many players a game takes; the table's other options
+            # were checked when it was opened.
+            options = flip.Options(
+                seats=table.seats.count(),
+                two_seat_reverse_skips=table.two_seat_reverse_skips,
+                scoring=table.scoring,
+                target=table.target,
+            )
+        except ValueError:
+            raise Conflict(
+                "At least two seats must be filled.", code="not_enough_players"
+            ) from None
         state, events = flip.new_game(options, new_game_seed())
         move = _append(
             table,
@@ -515,7 +511,8 @@ def table_abort(*, table_id: int) -> Table:
         table = _lock_table(table_id)
         if table.status in (Table.Status.FINISHED, Table.Status.ABORTED):
             raise Conflict("The table has already ended.", code="table_ended")
-        round_number = flip.GameState.from_dict(table.state).round if table.state else 0
+        state = table_state(table)
+        round_number = 0 if state is None else state.round
         _append(
             table,
             round_number=round_number,

@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 
 @receiver(table_changed, dispatch_uid="notifications.table_followups")
 def on_table_changed(
-    sender: Any,
+    sender: Any,  # noqa: ARG001 (a receiver is called with its sender)
     *,
     table_id: int,
     seq: int,

@@ -66,7 +66,7 @@ def run_bot_turn(table_id: int, seq: int) -> bool:
     max_retries=None,
     **_REDELIVER,
 )
-def send_outbox_message(self: Task, message_id: int) -> bool:
+def send_outbox_message(self: Task[..., bool], message_id: int) -> bool:
     """Send one outbox message; on an SMTP failure retry after an exponential backoff."""
     outcome = outbox_send(message_id=message_id)
     if outcome.retry_in is not None:

@@ -64,8 +64,9 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
         result = games.table_timeout(table_id=table_id, turn=turn)
         if result is None:
             return False
-        number = result.moves[0].seat
-        assert number is not None  # a timeout move is always a seat's
+        number = result.seat
+        if number is None:
+            raise RuntimeError("a timeout is always a seat's move")
         timed_out = games_selectors.seat_at(table_id, number)
         if timed_out.user is not None:
             after = games_selectors.facts_of(result.table)

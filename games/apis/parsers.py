@@ -14,9 +14,10 @@ import json
 from collections.abc import Mapping
 from typing import IO, Any
 
-from django.conf import settings
 from rest_framework import exceptions, status
 from rest_framework.parsers import BaseParser
+
+from games.conf import max_body_bytes
 
 #: Deeper than any body the API takes (``PATCH /me/`` nests two levels).
 MAX_DEPTH = 32
@@ -40,12 +41,6 @@ class InvalidText(exceptions.ParseError):
 
 class MalformedJson(exceptions.ParseError):
     default_code = "parse_error"  # renamed malformed_json by the exception handler
-
-
-def max_body_bytes() -> int:
-    """The largest request body the API reads (Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return int(limit) if limit is not None else 2_621_440
 
 
 def _refuse_constant(name: str) -> Any:
@@ -104,7 +99,7 @@ class StrictJSONParser(BaseParser):
     def parse(
         self,
         stream: IO[bytes] | None,
-        media_type: str | None = None,
+        media_type: str | None = None,  # noqa: ARG002  (DRF's parser signature)
         parser_context: Mapping[str, Any] | None = None,
     ) -> Any:
         limit = max_body_bytes()
