@@ -301,3 +301,13 @@ def test_an_empty_body_still_counts_as_no_fields(alice: User, bob: User, api: Ap
 @pytest.mark.parametrize("query", ["status=", "status=%20", "status=LOBBY", "mine=maybe"])
 def test_a_bad_filter_is_refused(alice: User, api: Api, query: str) -> None:
     assert_error(api(alice).get(f"{TABLES}?{query}"), 400, "invalid")
+
+
+@pytest.mark.parametrize("key", ["a\x00b", "tab\there", "k" * 256])
+def test_an_idempotency_key_with_control_characters_or_too_long_is_refused(
+    alice: User, api: Api, key: str
+) -> None:
+    response = api(alice).post(TABLES, {"seat_count": 2}, format="json", HTTP_IDEMPOTENCY_KEY=key)
+
+    assert_error(response, 400, "invalid_idempotency_key")
+    assert not Table.objects.exists()
