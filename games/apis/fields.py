@@ -44,9 +44,17 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string (a number is not turned into one)."""
+    """A JSON string, taken as sent: a number is not turned into one, spaces are not trimmed.
+
+    DRF trims by default, so ``"\u00a0"`` passed ``minLength: 1`` in the schema and
+    then failed as blank (schemathesis found it); a password lost its outer spaces.
+    """
 
     default_error_messages = {"invalid": "Must be a string."}
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
@@ -61,6 +69,7 @@ class StrictEmailField(serializers.EmailField):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", 254)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> str:

@@ -471,3 +471,17 @@ def test_a_token_of_a_deactivated_user_stops_working(alice: User) -> None:
 def test_token_input_of_the_wrong_shape_is_refused(alice: User, body: dict[str, Any]) -> None:
     assert_error(APIClient().post(TOKEN, body, format="json"), 400, "invalid")
     assert not ApiToken.objects.exists()
+
+
+def test_a_password_is_taken_as_sent_spaces_and_all() -> None:
+    body = {**GOOD, "password": "  spaced out secret  "}
+    assert APIClient().post(REGISTER, body, format="json").status_code == 201
+
+    def token_for(password: str) -> int:
+        response = APIClient().post(
+            TOKEN, {"username": "dora", "password": password}, format="json"
+        )
+        return int(response.status_code)
+
+    assert token_for("  spaced out secret  ") == 200
+    assert token_for("spaced out secret") == 400

@@ -278,6 +278,20 @@ def test_an_action_of_the_wrong_type_is_refused(
     assert Move.objects.filter(table=table).count() == 1
 
 
+@pytest.mark.parametrize("card", ["\u00a0", " ", "\t"])
+def test_a_card_of_white_space_is_looked_up_not_trimmed_to_blank(
+    alice: User, bob: User, api: Api, card: str
+) -> None:
+    table = started_table(alice, bob)
+
+    response = api(bob).post(
+        f"{TABLES}{table.pk}/actions/", {"type": "play", "card": card}, format="json"
+    )
+
+    assert_error(response, 422, "card_not_in_hand")
+    assert Move.objects.filter(table=table).count() == 1
+
+
 @pytest.mark.parametrize("what", ["bots/", "join/", "leave/", "start/"])
 def test_a_null_body_is_refused(alice: User, bob: User, api: Api, what: str) -> None:
     table = api(alice).post(TABLES, {"seat_count": 3}, format="json").json()
