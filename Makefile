@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep cluster-check memory test lint format typecheck bench bench-api
+.PHONY: help venv run worker beat bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -18,6 +18,8 @@ help:
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
+	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
+	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
 	@echo "make memory     snapshot and move-log sizes, a gunicorn worker's memory after 5,000 actions"
 
@@ -52,7 +54,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications accounts gamenook
+	$(BIN)/mypy games notifications accounts web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest
@@ -74,6 +76,15 @@ bench-sweep: venv
 	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
 		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
 
+# Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped).
+BENCH_WEB_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_web
+bench-web: venv
+	$(BIN)/python scripts/bench_web.py --database-url $(BENCH_WEB_DATABASE_URL)
+
+# The browser tests write the PNGs docs/web.md shows.
+screenshots: venv
+	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/test_browser.py
+
 # Needs PostgreSQL and Redis: CLUSTER_DATABASE_URL names a scratch database (dropped and
 # created), CLUSTER_BROKER_URL an empty Redis database. See docs/deploy.md.
 CLUSTER_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_cluster
@@ -81,3 +92,9 @@ CLUSTER_BROKER_URL ?= redis://127.0.0.1:6379/12
 cluster-check: venv
 	$(BIN)/python scripts/cluster_check.py --database-url $(CLUSTER_DATABASE_URL) \
 		--broker $(CLUSTER_BROKER_URL) $(CLUSTER_FLAGS)
+
+# Snapshot sizes (flip alone), the move log in PostgreSQL and a gunicorn worker's memory
+# over 5,000 actions; MEMORY_SERVER_URL is a PostgreSQL server (a scratch database is made).
+MEMORY_SERVER_URL ?= postgres://postgres@127.0.0.1:5432
+memory: venv
+	$(BIN)/python scripts/memory.py --server-url $(MEMORY_SERVER_URL) $(MEMORY_FLAGS)

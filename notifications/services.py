@@ -26,17 +26,23 @@ from .jobs import (
     dispatch,
 )
 from .outbox import (
+    ACCOUNT_KINDS,
     Mail,
     SendOutcome,
+    account_mail_enqueue,
     outbox_enqueue,
     outbox_enqueue_many,
     outbox_retry,
     outbox_send,
+    replay_url,
     table_url,
 )
 from .preferences import (
     PREFERENCE_FIELDS,
     PREFERENCES_DEFAULT,
+    email_is_verified,
+    email_verified_set,
+    preferences_forget,
     preferences_get,
     preferences_update,
     unsubscribe_token,
@@ -56,6 +62,7 @@ from .turns import (
 )
 
 __all__ = [
+    "ACCOUNT_KINDS",
     "BOT_TURN",
     "BOT_TURNS",
     "FOLLOWUPS",
@@ -70,16 +77,21 @@ __all__ = [
     "Mail",
     "SendOutcome",
     "SweepResult",
+    "account_mail_enqueue",
     "bot_turn_run",
     "bot_turns_run",
     "describe_timeout",
     "dispatch",
+    "email_is_verified",
+    "email_verified_set",
     "outbox_enqueue",
     "outbox_enqueue_many",
     "outbox_retry",
     "outbox_send",
+    "preferences_forget",
     "preferences_get",
     "preferences_update",
+    "replay_url",
     "run_inline",
     "sweep",
     "sweep_bots",
