@@ -48,6 +48,7 @@ import json
 import os
 import platform
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -343,7 +344,29 @@ class Client:
 # Setting up
 
 
-def _setup(ports: list[int], tables: int, seed: int) -> list[Table]:
+def _confirm_addresses(api: Api, inbox: Inbox, addresses: list[str]) -> None:
+    """Follow each confirmation link the workers mailed: game mail goes to confirmed ones only."""
+    waiting = {address.lower() for address in addresses}
+    deadline = time.monotonic() + 120
+    while waiting:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no confirmation mail for {len(waiting)} addresses")
+        with inbox.lock:
+            messages = list(inbox.messages)
+        for message in messages:
+            to = str(message["To"]).strip().lower()
+            found = re.search(r"/verify-email/([^/\s]+)/", _text(message))
+            if to in waiting and found:
+                _expect(
+                    api.call("POST", "/api/v1/auth/verify-email/", {"token": found.group(1)}),
+                    (200,),
+                    "confirm an address",
+                )
+                waiting.discard(to)
+        time.sleep(0.5)
+
+
+def _setup(ports: list[int], tables: int, seed: int, inbox: Inbox) -> list[Table]:
     rng = random.Random(seed)
     people = max(4, tables // 5)
     api = Api(ports[0])
@@ -366,6 +389,7 @@ def _setup(ports: list[int], tables: int, seed: int) -> list[Table]:
             "token",
         )
         tokens.append(body["token"])
+    _confirm_addresses(api, inbox, [f"cluster{stamp}p{i}@cluster.invalid" for i in range(people)])
     out = []
     for i in range(tables):
         api = Api(ports[i % len(ports)])
@@ -561,6 +585,15 @@ def _check_tables(report: Report, hour: float) -> dict[str, int]:
     return dict(counts)
 
 
+def _text(message: Message) -> str:
+    """The plain-text part of a message."""
+    body = message.get_payload(0) if message.is_multipart() else message
+    assert isinstance(body, Message)
+    text = body.get_payload(decode=True)
+    assert isinstance(text, bytes)
+    return text.decode()
+
+
 def _check_mail(report: Report, inbox: Inbox) -> dict[str, int]:
     from notifications.models import OutboxMessage
 
@@ -573,11 +606,7 @@ def _check_mail(report: Report, inbox: Inbox) -> dict[str, int]:
     )
     received: Counter[tuple[str, str, str]] = Counter()
     for message in inbox.messages:
-        body = message.get_payload(0) if message.is_multipart() else message
-        assert isinstance(body, Message)
-        text = body.get_payload(decode=True)
-        assert isinstance(text, bytes)
-        received[key(str(message["To"]), str(message["Subject"]), text.decode())] += 1
+        received[key(str(message["To"]), str(message["Subject"]), _text(message))] += 1
     lost = sent - received
     again = received - sent
     report.check(not lost, f"every one of {sum(sent.values()):,} mails sent was received")
@@ -725,7 +754,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, port in zip(web, ports, strict=True):
             _wait_for_http(port, procs, label)
         started = time.monotonic()
-        tables = _setup(ports, args.tables, args.seed)
+        tables = _setup(ports, args.tables, args.seed, inbox)
         print(
             f"{len(tables)} tables open and started in {time.monotonic() - started:.1f} s; "
             f"playing for {args.seconds:.0f} s",
