@@ -314,13 +314,15 @@ def web_worker(env: dict[str, str], actions: int, seed: int) -> None:
 
         rng = random.Random(seed)
         tables = [open_table() for _ in range(16)]
-        # Warm-up: every code path of an action has run once before the first reading.
-        done, games = 0, 0
+        # Warm-up: every code path of an action has run (imports, templates, the first
+        # connection) before the first reading, which is "0 actions".
+        warmup, done, games = 200, 0, 0
         readings: list[tuple[int, int]] = []
         marks = list(range(0, actions + 1, 1000))
-        while done <= actions:
-            if done in marks and (not readings or readings[-1][0] != done):
-                readings.append((done, _rss_kib(worker)))
+        while done <= actions + warmup:
+            counted = done - warmup
+            if counted in marks and (not readings or readings[-1][0] != counted):
+                readings.append((counted, _rss_kib(worker)))
             index = done % len(tables)
             view = api.call("GET", f"/api/v1/tables/{tables[index]}/view/", token=tokens[0])
             if view["status"] != "active":
