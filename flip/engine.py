@@ -14,22 +14,23 @@ any generator: pass the recorded orders as ``shuffles=`` instead.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Final, TypeVar
 
 from .cards import (
     CARDS_BY_FACE,
     COLOR_OF,
     COLORS,
     DARK,
-    DECK_SIZE,
+    DECK,
     DRAW_FIVE,
     DRAW_ONE,
     FLIP,
     KEY_OF,
     KIND_OF,
     LIGHT,
+    NO_CARD,
     NO_COLOR,
     PENALTIES,
     POINTS_OF,
@@ -45,29 +46,47 @@ from .cards import (
 )
 from .errors import RuleError
 from .state import PENDING_COLOR, PENDING_DRAWN, SINGLE_ROUND, GameState, Options
+from .types import (
+    ActionDict,
+    ActionType,
+    Card,
+    DrawReason,
+    Event,
+    PlayEvent,
+    RankingEntry,
+    RefusalCode,
+    RoundResult,
+    Seat,
+    ShuffleReason,
+)
 
-PLAY = "play"
-DRAW = "draw"
-CHOOSE_COLOR = "choose_color"
-PASS = "pass"
-LEAVE = "leave"
-ACTION_TYPES = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
+PLAY: Final[ActionType] = "play"
+DRAW: Final[ActionType] = "draw"
+CHOOSE_COLOR: Final[ActionType] = "choose_color"
+PASS: Final[ActionType] = "pass"
+LEAVE: Final[ActionType] = "leave"
+ACTION_TYPES: Final[tuple[ActionType, ...]] = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
 
-HAND_SIZE = 7
+HAND_SIZE: Final = 7
 
-Event = dict[str, Any]
+#: A card of a hand: a ``Card``, or a plain int in a bot's own simulation.
+CardT = TypeVar("CardT", bound=int)
+
+#: Every seat number as a ``Seat``, so seat arithmetic stays typed without a call.
+SEATS: Final[tuple[Seat, ...]] = tuple(Seat(i) for i in range(10))
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One thing a seat does. ``card`` and ``color`` are -1 when not used."""
+    """One thing a seat does. ``card`` (``NO_CARD``) and ``color`` (``NO_COLOR``)
+    are -1 when not used; ``color`` is a colour number (``flip.COLORS``)."""
 
-    type: str
-    card: int = -1
+    type: ActionType
+    card: Card = NO_CARD
     color: int = NO_COLOR
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type}
+    def to_dict(self) -> ActionDict:
+        data: ActionDict = {"type": self.type}
         if self.card >= 0:
             data["card"] = self.card
         if self.color != NO_COLOR:
@@ -75,11 +94,12 @@ class Action:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Action:
+    def from_dict(cls, data: ActionDict) -> Action:
+        """The action ``to_dict`` wrote (a game record's or the move log's)."""
         color = data.get("color")
         return cls(
             type=data["type"],
-            card=data.get("card", -1),
+            card=data.get("card", NO_CARD),
             color=NO_COLOR if color is None else COLORS.index(color),
         )
 
@@ -94,18 +114,22 @@ class _Shuffler:
 
     __slots__ = ("recorded",)
 
-    def __init__(self, recorded: Iterator[list[int]] | None) -> None:
+    def __init__(self, recorded: Iterator[list[Card]] | None) -> None:
         self.recorded = recorded
 
     def shuffle(
-        self, s: GameState, cards: list[int], reason: str, events: list[Event]
-    ) -> list[int]:
+        self, s: GameState, cards: list[Card], reason: ShuffleReason, events: list[Event]
+    ) -> list[Card]:
         """Return ``cards`` shuffled, as a pile ordered bottom to top."""
         if self.recorded is None:
             # Sorting by independent uniform keys is a uniform shuffle, and
             # three times faster than random.shuffle's Python-level loop.
-            key = random.Random(f"{s.seed}:{s.shuffles}").random
-            order = sorted(cards, key=lambda _card: key())
+            generator = random.Random(f"{s.seed}:{s.shuffles}").random
+
+            def key(_card: Card) -> float:
+                return generator()
+
+            order = sorted(cards, key=key)
         else:
             try:
                 order = list(next(self.recorded))
@@ -127,7 +151,7 @@ _SEEDED = _Shuffler(None)
 
 
 def new_game(
-    options: Options, seed: str, *, shuffles: Iterator[list[int]] | None = None
+    options: Options, seed: str, *, shuffles: Iterator[list[Card]] | None = None
 ) -> tuple[GameState, list[Event]]:
     """Seat everyone and deal the first round.
 
@@ -145,7 +169,7 @@ def new_game(
     )
     events: list[Event] = []
     shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
-    s.dealer = 0
+    s.dealer = SEATS[0]
     _deal(s, shuffler, events)
     return s, events
 
@@ -158,11 +182,11 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.last_flip = None
     s.direction = 1
     s.pending = None
-    s.drawn = -1
+    s.drawn = NO_CARD
     s.passed = []
     s.hands = [[] for _ in range(s.seats)]
     s.discard = []
-    s.draw = shuffler.shuffle(s, list(range(DECK_SIZE)), "deal", events)
+    s.draw = shuffler.shuffle(s, list(DECK), "deal", events)
     first = _next(s, s.dealer)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     # One card at a time round the table, from the seat after the dealer.
@@ -212,14 +236,14 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
 # Reading the state
 
 
-def _next(s: GameState, seat: int) -> int:
+def _next(s: GameState, seat: Seat) -> Seat:
     """The next seat still in the game after ``seat``, in the direction of play."""
     n = s.options.seats
     active = s.active
     step = s.direction
-    seat = (seat + step) % n
+    seat = SEATS[(seat + step) % n]
     while not active[seat]:
-        seat = (seat + step) % n
+        seat = SEATS[(seat + step) % n]
     return seat
 
 
@@ -228,7 +252,7 @@ def can_draw(s: GameState) -> bool:
     return bool(s.draw) or len(s.discard) > 1
 
 
-def playable_cards(s: GameState, hand: list[int]) -> list[int]:
+def playable_cards(s: GameState, hand: Iterable[CardT]) -> list[CardT]:
     """The cards of ``hand`` that may be played on the table now.
 
     This is the one matching rule of the game (section "A turn"): a card is
@@ -245,8 +269,8 @@ def playable_cards(s: GameState, hand: list[int]) -> list[int]:
     restricted_of = RESTRICTED_OF[side]
     in_play = s.color
     top_key = keys[s.discard[-1]]
-    out: list[int] = []
-    restricted: list[int] = []
+    out: list[CardT] = []
+    restricted: list[CardT] = []
     holds_color = False
     for c in hand:
         color = colors[c]
@@ -267,7 +291,7 @@ def playable_cards(s: GameState, hand: list[int]) -> list[int]:
     return out
 
 
-def _unplayable_reason(s: GameState, card: int) -> str:
+def _unplayable_reason(s: GameState, card: Card) -> RefusalCode:
     """Why ``playable_cards`` left ``card`` out: a Wild is only ever left out
     for the restriction, any other card for not matching."""
     if RESTRICTED_OF[s.side][card]:
@@ -275,7 +299,7 @@ def _unplayable_reason(s: GameState, card: int) -> str:
     return "card_does_not_match"
 
 
-def _turn_refusal(s: GameState, playable: list[int] | None, card: int) -> str | None:
+def _turn_refusal(s: GameState, playable: list[Card] | None, card: Card) -> RefusalCode | None:
     """Why the seat to act may not play ``card`` of its hand now, or None.
 
     ``playable`` is ``playable_cards`` of the hand (None while a decision is
@@ -289,7 +313,7 @@ def _turn_refusal(s: GameState, playable: list[int] | None, card: int) -> str | 
     return None if card in playable else _unplayable_reason(s, card)
 
 
-def _seat_refusal(s: GameState, seat: int) -> str | None:
+def _seat_refusal(s: GameState, seat: int) -> RefusalCode | None:
     """Why ``seat`` may not play any card now (before looking at the card), or None."""
     if s.over:
         return "game_over"
@@ -300,7 +324,7 @@ def _seat_refusal(s: GameState, seat: int) -> str | None:
     return None
 
 
-def refusal(s: GameState, seat: int, card: int) -> str | None:
+def refusal(s: GameState, seat: int, card: int) -> RefusalCode | None:
     """Why ``seat`` may not play ``card`` now, or None when it may.
 
     Derived from ``playable_cards``, the one matching rule, as are legal
@@ -312,10 +336,11 @@ def refusal(s: GameState, seat: int, card: int) -> str | None:
     hand = s.hands[seat]
     if card not in hand:
         return "card_not_in_hand"
-    return _turn_refusal(s, None if s.pending else playable_cards(s, hand), card)
+    # The card is in the hand, so it is a Card.
+    return _turn_refusal(s, None if s.pending else playable_cards(s, hand), Card(card))
 
 
-def hand_refusals(s: GameState, seat: int) -> list[str | None]:
+def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
     """``refusal(s, seat, card)`` for every card of ``seat``'s hand, in hand order.
 
     The views ask this once per hand instead of once per card.
@@ -328,7 +353,7 @@ def hand_refusals(s: GameState, seat: int) -> list[str | None]:
     return [_turn_refusal(s, playable, c) for c in hand]
 
 
-def next_seat(s: GameState, seat: int) -> int:
+def next_seat(s: GameState, seat: Seat) -> Seat:
     """The next seat still in the game after ``seat``, in the direction of play."""
     return _next(s, seat)
 
@@ -339,7 +364,7 @@ _PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
         tuple(Action(PLAY, card, color) for color in SIDE_COLORS[side])
         if COLOR_OF[side][card] == NO_COLOR
         else (Action(PLAY, card),)
-        for card in range(DECK_SIZE)
+        for card in DECK
     )
     for side in (LIGHT, DARK)
 )
@@ -371,7 +396,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
 
 def shape_refusal(
     s: GameState, seat: int, kind: str, card_given: bool, color_given: bool
-) -> str | None:
+) -> RefusalCode | None:
     """The checks before an action's card or colour is looked at, or None.
 
     In this order: the game is running, the seat is in it, the action type
@@ -449,13 +474,14 @@ def apply(
     action: Action,
     *,
     inplace: bool = False,
-    shuffles: Iterator[list[int]] | None = None,
+    shuffles: Iterator[list[Card]] | None = None,
 ) -> tuple[GameState, list[Event]]:
     """Check ``action`` for ``seat`` and return the state after it, with events.
 
     Raises ``RuleError`` (and changes nothing) when the rules refuse it.
     """
     check(s, seat, action)
+    who = SEATS[seat]  # check found it a seat of the game
     if not inplace:
         s = s.copy()
     events: list[Event] = []
@@ -463,25 +489,25 @@ def apply(
     s.actions += 1
     kind = action.type
     if kind == PLAY:
-        _play(s, seat, action.card, action.color, shuffler, events)
+        _play(s, who, action.card, action.color, shuffler, events)
     elif kind == DRAW:
-        _draw_turn(s, seat, shuffler, events)
+        _draw_turn(s, who, shuffler, events)
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
-        events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
+        events.append({"type": "choose_color", "seat": who, "color": COLORS[action.color]})
     elif kind == PASS:
-        _pass(s, seat, shuffler, events)
+        _pass(s, who, shuffler, events)
     else:
-        _leave(s, seat, shuffler, events)
+        _leave(s, who, shuffler, events)
     return s, events
 
 
-def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
-    """Take the top card of the draw pile, reshuffling if it is empty; -1 if none."""
+def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
+    """Take the top card of the draw pile, reshuffling if it is empty; NO_CARD if none."""
     if not s.draw:
         if len(s.discard) <= 1:
-            return -1
+            return NO_CARD
         top = s.discard.pop()
         rest = s.discard
         s.discard = [top]
@@ -491,16 +517,16 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
 
 def _draw_cards(
     s: GameState,
-    seat: int,
+    seat: Seat,
     count: int | None,
     shuffler: _Shuffler,
     events: list[Event],
-    reason: str,
+    reason: DrawReason,
     until: int = NO_COLOR,
 ) -> None:
     """``seat`` draws ``count`` cards, or (count None) until a card of ``until``."""
     hand = s.hands[seat]
-    drawn: list[int] = []
+    drawn: list[Card] = []
     colors = COLOR_OF[s.side]
     while count is None or len(drawn) < count:
         card = _draw_one(s, shuffler, events)
@@ -515,25 +541,25 @@ def _draw_cards(
     events.append({"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason})
 
 
-def _start_turn(s: GameState, seat: int) -> None:
+def _start_turn(s: GameState, seat: Seat) -> None:
     s.current = seat
     s.turn += 1
 
 
 def _play(
-    s: GameState, seat: int, card: int, color: int, shuffler: _Shuffler, events: list[Event]
+    s: GameState, seat: Seat, card: Card, color: int, shuffler: _Shuffler, events: list[Event]
 ) -> None:
     side = s.side
     hand = s.hands[seat]
     hand.remove(card)
     s.discard.append(card)
     s.pending = None
-    s.drawn = -1
+    s.drawn = NO_CARD
     s.passed = []
     wild = COLOR_OF[side][card] == NO_COLOR
     s.color = color if wild else COLOR_OF[side][card]
     kind = KIND_OF[side][card]
-    event: Event = {"type": "play", "seat": seat, "card": card, "side": side}
+    event: PlayEvent = {"type": "play", "seat": seat, "card": card, "side": side}
     if wild:
         event["color"] = COLORS[color]
     events.append(event)
@@ -590,7 +616,7 @@ def _flip(s: GameState, events: list[Event]) -> None:
     events.append({"type": "flip", "side": s.side})
 
 
-def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     card = _draw_one(s, shuffler, events)
     s.hands[seat].append(card)
     s.passed = []
@@ -602,7 +628,7 @@ def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]
         _start_turn(s, _next(s, seat))
 
 
-def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _pass(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     events.append({"type": "pass", "seat": seat})
     if seat not in s.passed:
         s.passed.append(seat)
@@ -616,7 +642,7 @@ def _everyone_passed(s: GameState) -> bool:
     return all(seat in s.passed for seat in range(s.seats) if s.active[seat])
 
 
-def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _leave(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     hand = sorted_hand(s.hands[seat], s.side)
     s.left_points[seat] = hand_points(hand, s.side)
     # Under the draw pile in sorted order: read from the top, the pile ends
@@ -633,8 +659,8 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
         s.passed.remove(seat)
     events.append({"type": "leave", "seat": seat, "count": len(hand)})
     if s.players_left < 2:
-        winner = next(i for i in range(s.seats) if s.active[i])
-        result = {
+        winner = next(SEATS[i] for i in range(s.seats) if s.active[i])
+        result: RoundResult = {
             "round": s.round,
             "winner": winner,
             "points": 0,
@@ -650,14 +676,14 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     if seat == s.current:
         if s.pending == PENDING_DRAWN:
             s.pending = None
-            s.drawn = -1
+            s.drawn = NO_CARD
         # A pending colour choice passes to the next player with the turn.
         _start_turn(s, _next(s, seat))
     if s.passed and _everyone_passed(s):
         _block_round(s, shuffler, events)
 
 
-def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, Any]:
+def _round_result(s: GameState, winner: Seat | None, points: int) -> RoundResult:
     side = s.side
     return {
         "round": s.round,
@@ -668,7 +694,7 @@ def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, An
         "interrupted": False,
         "hands": [
             {
-                "seat": i,
+                "seat": SEATS[i],
                 "cards": sorted_hand(s.hands[i], side),
                 "points": hand_points(s.hands[i], side),
             }
@@ -678,7 +704,7 @@ def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, An
     }
 
 
-def _win_round(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _win_round(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     side = s.side
     points = sum(hand_points(s.hands[i], side) for i in range(s.seats) if i != seat)
     s.scores[seat] += points
@@ -707,16 +733,16 @@ def _next_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     _deal(s, shuffler, events)
 
 
-def _end_game(s: GameState, winner: int | None, events: list[Event]) -> None:
+def _end_game(s: GameState, winner: Seat | None, events: list[Event]) -> None:
     s.over = True
     s.winner = winner
     s.pending = None
-    s.drawn = -1
+    s.drawn = NO_CARD
     s.ranking = ranking(s)
     events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
 
 
-def ranking(s: GameState) -> list[dict[str, Any]]:
+def ranking(s: GameState) -> list[RankingEntry]:
     """The final ranking: stayers before leavers, the winner first, then by
     score, then by fewer points left in hand in the last round; equals share."""
     last = s.results[-1] if s.results else None
@@ -738,8 +764,11 @@ def ranking(s: GameState) -> list[dict[str, Any]]:
             left_in_hand(seat),
         )
 
-    seats = sorted(range(s.seats), key=lambda i: (key(i), i))
-    out: list[dict[str, Any]] = []
+    def order(seat: Seat) -> tuple[tuple[int, int, int, int], int]:
+        return (key(seat), seat)
+
+    seats = sorted(SEATS[: s.seats], key=order)
+    out: list[RankingEntry] = []
     for position, seat in enumerate(seats):
         rank = position + 1
         if position and key(seats[position - 1]) == key(seat):
@@ -760,7 +789,7 @@ def ranking(s: GameState) -> list[dict[str, Any]]:
 # The timeout move (PRODUCT.md ruling 4)
 
 
-def preferred_color(s: GameState, hand: list[int]) -> int:
+def preferred_color(s: GameState, hand: Iterable[int]) -> int:
     """The colour of PRODUCT.md ruling 4 for ``hand`` on the side in play.
 
     The side's colour the hand holds most cards of (Wilds do not count); ties
@@ -794,8 +823,7 @@ def timeout_action(s: GameState) -> Action:
         return Action(CHOOSE_COLOR, color=preferred_color(s, hand))
     candidates = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
     if candidates:
-        points = POINTS_OF[s.side]
-        best = max(sorted_hand(candidates, s.side), key=lambda c: points[c])
+        best = max(sorted_hand(candidates, s.side), key=POINTS_OF[s.side].__getitem__)
         if COLOR_OF[s.side][best] == NO_COLOR:
             rest = [c for c in hand if c != best]
             return Action(PLAY, best, preferred_color(s, rest))
@@ -807,13 +835,13 @@ def timeout_action(s: GameState) -> Action:
 # Helpers for tests and tools
 
 
-def cards_with_faces(codes: list[str], taken: set[int] | None = None) -> list[int]:
+def cards_with_faces(codes: Iterable[str], taken: set[Card] | None = None) -> list[Card]:
     """Physical cards carrying the given face codes, each card used once.
 
     Used to stack decks for worked examples. Codes may name either side.
     """
-    used = set() if taken is None else taken
-    out: list[int] = []
+    used: set[Card] = set() if taken is None else taken
+    out: list[Card] = []
     for code in codes:
         for card in CARDS_BY_FACE[code]:
             if card not in used:
@@ -835,6 +863,7 @@ __all__ = [
     "PASS",
     "PLAY",
     "Action",
+    "CardT",
     "Event",
     "apply",
     "can_draw",

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from .types import ErrorDict, RefusalCode
+
 #: code -> the sentence a person reads.
-MESSAGES: Final[dict[str, str]] = {
+MESSAGES: Final[dict[RefusalCode, str]] = {
     "game_over": "The game is over; no more moves can be made.",
     "seat_not_in_game": "That seat is not taking part in this game.",
     "not_your_turn": "It is not your turn.",
@@ -39,7 +41,7 @@ MESSAGES: Final[dict[str, str]] = {
 
 
 #: code -> sentence, for requests that do not have the form of an action.
-REQUEST_MESSAGES: Final[dict[str, str]] = {
+REQUEST_MESSAGES: Final[dict[RefusalCode, str]] = {
     "malformed_request": (
         'An action is an object with a "type" and, where it takes them, a "card" handle '
         'and a "color" name, each a string.'
@@ -51,10 +53,10 @@ REQUEST_MESSAGES: Final[dict[str, str]] = {
 class RuleError(Exception):
     """The rules refuse an action. ``code`` is stable; ``message`` is for people."""
 
-    def __init__(self, code: str, message: str | None = None) -> None:
+    def __init__(self, code: RefusalCode, message: str | None = None) -> None:
         self.code = code
         self.message = message or MESSAGES.get(code) or REQUEST_MESSAGES.get(code, code)
         super().__init__(f"{code}: {self.message}")
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> ErrorDict:
         return {"code": self.code, "detail": self.message}

@@ -13,16 +13,29 @@ the step from the previous version in ``_UPGRADES``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final, cast
 
-SINGLE_ROUND = "single"
-TARGET = "target"
-TARGETS = (250, 500, 1000)
+from .cards import NO_CARD
+from .types import (
+    Card,
+    LastFlip,
+    OptionsDict,
+    Pending,
+    RankingEntry,
+    RoundResult,
+    Scoring,
+    Seat,
+    Snapshot,
+)
 
-PENDING_COLOR = "choose_color"  # a colour must be chosen before the turn goes on
-PENDING_DRAWN = "play_drawn"  # the card just drawn is playable and must be played
+SINGLE_ROUND: Final[Scoring] = "single"
+TARGET: Final[Scoring] = "target"
+TARGETS: Final = (250, 500, 1000)
+
+PENDING_COLOR: Final[Pending] = "choose_color"  # a colour must be chosen before the turn goes on
+PENDING_DRAWN: Final[Pending] = "play_drawn"  # the card just drawn is playable and must be played
 
 #: The shape ``GameState.to_dict`` writes. Version 1 (no ``version`` key) is
 #: the shape before versions, with or without ``last_flip``.
@@ -46,16 +59,17 @@ class Options:
         if self.target not in TARGETS:
             raise ValueError("the target score is 250, 500 or 1000")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OptionsDict:
         return {
             "seats": self.seats,
             "two_seat_reverse_skips": self.two_seat_reverse_skips,
-            "scoring": self.scoring,
+            # __post_init__ allowed only these two; the test narrows the type.
+            "scoring": SINGLE_ROUND if self.scoring == SINGLE_ROUND else TARGET,
             "target": self.target,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Options:
+    def from_dict(cls, data: OptionsDict) -> Options:
         return cls(
             seats=data["seats"],
             two_seat_reverse_skips=data["two_seat_reverse_skips"],
@@ -77,32 +91,32 @@ class GameState:
     seed: str
     shuffles: int = 0
     round: int = 0
-    dealer: int = 0
+    dealer: Seat = Seat(0)
     side: int = 0
-    hands: list[list[int]] = field(default_factory=list)
-    draw: list[int] = field(default_factory=list)
-    discard: list[int] = field(default_factory=list)
+    hands: list[list[Card]] = field(default_factory=list)
+    draw: list[Card] = field(default_factory=list)
+    discard: list[Card] = field(default_factory=list)
     color: int = -1
     direction: int = 1
-    current: int = 0
-    pending: str | None = None
-    drawn: int = -1
+    current: Seat = Seat(0)
+    pending: Pending | None = None
+    drawn: Card = NO_CARD
     active: list[bool] = field(default_factory=list)
-    passed: list[int] = field(default_factory=list)
+    passed: list[Seat] = field(default_factory=list)
     turn: int = 0
     flips: int = 0
     #: The hands and the discard pile's size the moment the table last turned
-    #: over this round (``{"side", "hands", "discard", "shuffles"}``), for
-    #: ``flip.views.flip_memory``; None before the round's first flip.
-    last_flip: dict[str, Any] | None = None
+    #: over this round, for ``flip.views.flip_memory``; None before the
+    #: round's first flip.
+    last_flip: LastFlip | None = None
     actions: int = 0
     scores: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
-    left_order: list[int] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    left_order: list[Seat] = field(default_factory=list)
+    results: list[RoundResult] = field(default_factory=list)
     over: bool = False
-    winner: int | None = None
-    ranking: list[dict[str, Any]] = field(default_factory=list)
+    winner: Seat | None = None
+    ranking: list[RankingEntry] = field(default_factory=list)
 
     @property
     def seats(self) -> int:
@@ -145,7 +159,7 @@ class GameState:
             ranking=self.ranking[:],
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Snapshot:
         return {
             "version": SNAPSHOT_VERSION,
             "options": self.options.to_dict(),
@@ -178,9 +192,9 @@ class GameState:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameState:
+    def from_dict(cls, snapshot: Mapping[str, object]) -> GameState:
         """The state a snapshot of any known version holds (see ``upgrade``)."""
-        data = upgrade(data)
+        data = upgrade(snapshot)
         return cls(
             options=Options.from_dict(data["options"]),
             seed=data["seed"],
@@ -212,40 +226,50 @@ class GameState:
         )
 
 
-def _copy_last_flip(last_flip: dict[str, Any] | None) -> dict[str, Any] | None:
+def _copy_last_flip(last_flip: LastFlip | None) -> LastFlip | None:
     if last_flip is None:
         return None
-    return {**last_flip, "hands": [list(h) for h in last_flip["hands"]]}
+    return {
+        "side": last_flip["side"],
+        "hands": [list(h) for h in last_flip["hands"]],
+        "discard": last_flip["discard"],
+        "shuffles": last_flip["shuffles"],
+    }
 
 
-def _upgrade_from_1(data: dict[str, Any]) -> dict[str, Any]:
+Upgrade = Callable[[dict[str, object]], dict[str, object]]
+
+
+def _upgrade_from_1(data: dict[str, object]) -> dict[str, object]:
     # Snapshots written before the bots' memory of the last flip have no
     # ``last_flip``: nothing was remembered, as after a round's deal.
     return {**data, "version": 2, "last_flip": data.get("last_flip")}
 
 
 #: ``_UPGRADES[n]`` turns a snapshot of version ``n`` into version ``n + 1``.
-_UPGRADES: Final[dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+_UPGRADES: Final[dict[int, Upgrade]] = {
     1: _upgrade_from_1,
 }
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` brought to ``SNAPSHOT_VERSION``, one registered step at a time.
+def upgrade(snapshot: Mapping[str, object]) -> Snapshot:
+    """``snapshot`` brought to ``SNAPSHOT_VERSION``, one registered step at a time.
 
     The argument is never changed; a current snapshot comes back as it is.
     Raises ``ValueError`` for a version this code does not know (a snapshot
-    written by newer code, or not a snapshot).
+    written by newer code, or not a snapshot). The fields themselves are not
+    checked: a snapshot is the service's own data, written by ``to_dict``.
 
     >>> upgrade({"seed": "s"})["version"] == SNAPSHOT_VERSION
     True
     """
-    version = data.get("version", 1)
+    version = snapshot.get("version", 1)
     if type(version) is not int or not 1 <= version <= SNAPSHOT_VERSION:
         raise ValueError(f"unknown snapshot version {version!r}")
+    data = snapshot
     while version < SNAPSHOT_VERSION:
-        data = _UPGRADES[version](data)
+        data = _UPGRADES[version](dict(data))
         if data["version"] != version + 1:
             raise AssertionError(f"the upgrade from version {version} skipped a version")
         version += 1
-    return data
+    return cast(Snapshot, data)

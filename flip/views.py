@@ -15,31 +15,49 @@ follow one card across a flip and learn both its faces.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Iterable
+from typing import Final, overload
 
-from .cards import CODE_OF, COLORS, FACES, POINTS_OF, SIDES, SORT_OF
+from .cards import CODE_OF, COLORS, DECK, POINTS_OF, SIDES, SORT_OF
 from .engine import (
     CHOOSE_COLOR,
     PLAY,
-    Event,
+    SEATS,
     hand_refusals,
     legal_actions,
 )
 from .errors import RuleError
 from .state import GameState
+from .types import (
+    Card,
+    DirectionName,
+    DrawSeen,
+    Event,
+    FaceCode,
+    FlipMemory,
+    HandCardView,
+    Handle,
+    LegalActionView,
+    PendingView,
+    PlayerView,
+    PlaySeen,
+    RoundResult,
+    RoundResultView,
+    SeatView,
+    SeenEvent,
+    WatcherView,
+)
 
-View = dict[str, Any]
 
-
-def handle(s: GameState, card: int) -> str:
+def handle(s: GameState, card: int) -> Handle:
     """The opaque name of ``card`` for its holder, valid until the next flip."""
     digest = hashlib.blake2b(
         f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
     )
-    return digest.hexdigest()
+    return Handle(digest.hexdigest())
 
 
-def card_for_handle(s: GameState, seat: int, name: str) -> int:
+def card_for_handle(s: GameState, seat: int, name: str) -> Card:
     """The card in ``seat``'s hand that ``name`` stands for.
 
     Raises ``RuleError("card_not_in_hand")`` for any other string, including a
@@ -51,31 +69,33 @@ def card_for_handle(s: GameState, seat: int, name: str) -> int:
     raise RuleError("card_not_in_hand")
 
 
-def _face_sort(codes: list[str], side: int) -> list[str]:
-    return sorted(codes, key=lambda code: (_SORT_BY_CODE[code], code))
+def _face_sort(codes: Iterable[FaceCode]) -> list[FaceCode]:
+    return sorted(codes, key=_SORT_BY_CODE.__getitem__)
 
 
-_SORT_BY_CODE: dict[str, int] = {
-    CODE_OF[side][card]: SORT_OF[side][card] for side in (0, 1) for card in range(len(FACES[0]))
+# A face code's place in the sorted order of ruling 13, the code itself
+# breaking ties between equal sort keys (there are none across one side).
+_SORT_BY_CODE: Final[dict[FaceCode, tuple[int, FaceCode]]] = {
+    CODE_OF[side][card]: (SORT_OF[side][card], CODE_OF[side][card])
+    for side in (0, 1)
+    for card in DECK
 }
 
 
-_DIRECTIONS = {1: "clockwise", -1: "counterclockwise"}
+_DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
 
 
-def _direction(s: GameState) -> str:
-    return _DIRECTIONS[s.direction]
-
-
-def _pending(s: GameState) -> dict[str, Any] | None:
+def _pending(s: GameState) -> PendingView | None:
     if s.pending is None or s.over:
         return None
     return {"type": s.pending, "seat": s.current}
 
 
-def result_view(result: dict[str, Any]) -> dict[str, Any]:
+def result_view(result: RoundResult) -> RoundResultView:
     """A round's result as everyone sees it: leftover cards valued on the scored side."""
     side = result["side"]
+    codes = CODE_OF[side]
+    points = POINTS_OF[side]
     return {
         "round": result["round"],
         "winner": result["winner"],
@@ -86,9 +106,7 @@ def result_view(result: dict[str, Any]) -> dict[str, Any]:
         "hands": [
             {
                 "seat": hand["seat"],
-                "cards": [
-                    {"face": CODE_OF[side][c], "points": POINTS_OF[side][c]} for c in hand["cards"]
-                ],
+                "cards": [{"face": codes[c], "points": points[c]} for c in hand["cards"]],
                 "points": hand["points"],
             }
             for hand in result["hands"]
@@ -96,9 +114,10 @@ def result_view(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _public(s: GameState) -> View:
+def watcher_view(s: GameState) -> WatcherView:
+    """What anyone watching the table may see: public facts only."""
     side = s.side
-    top = s.discard[-1] if s.discard else None
+    codes = CODE_OF[side]
     return {
         "seats": s.seats,
         "options": s.options.to_dict(),
@@ -106,34 +125,33 @@ def _public(s: GameState) -> View:
         "dealer": s.dealer,
         "side": SIDES[side],
         "color": None if s.color < 0 else COLORS[s.color],
-        "direction": _direction(s),
+        "direction": _DIRECTIONS[s.direction],
         "to_act": None if s.over else s.current,
         "turn": s.turn,
         "pending": _pending(s),
-        "top": None if top is None else CODE_OF[side][top],
-        "discard_pile": [CODE_OF[side][c] for c in s.discard],
+        "top": codes[s.discard[-1]] if s.discard else None,
+        "discard_pile": [codes[c] for c in s.discard],
         "draw_pile": {"count": len(s.draw)},
         "scores": s.scores[:],
         "rounds": [result_view(r) for r in s.results],
         "over": s.over,
         "winner": s.winner,
         "ranking": list(s.ranking),
+        "seat": None,
+        "players": [
+            {"seat": SEATS[i], "count": len(s.hands[i]), "in_game": s.active[i]}
+            for i in range(s.seats)
+        ],
+        "hand": [],
+        "legal_actions": [],
     }
 
 
-def watcher_view(s: GameState) -> View:
-    """What anyone watching the table may see: public facts only."""
-    view = _public(s)
-    view["seat"] = None
-    view["players"] = [
-        {"seat": i, "count": len(s.hands[i]), "in_game": s.active[i]} for i in range(s.seats)
-    ]
-    view["hand"] = []
-    view["legal_actions"] = []
-    return view
-
-
-def view(s: GameState, seat: int | None) -> View:
+@overload
+def view(s: GameState, seat: int) -> SeatView: ...
+@overload
+def view(s: GameState, seat: None) -> WatcherView: ...
+def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
     """What ``seat`` may see (``seat=None``: a watcher).
 
     >>> from flip import Options, new_game
@@ -145,34 +163,62 @@ def view(s: GameState, seat: int | None) -> View:
         return watcher_view(s)
     if not 0 <= seat < s.seats:
         raise ValueError(f"no seat {seat} at a table of {s.seats}")
+    me = SEATS[seat]
     side = s.side
     other = side ^ 1
-    out = _public(s)
-    out["seat"] = seat
-    out["draw_pile"]["top"] = CODE_OF[other][s.draw[-1]] if s.draw else None
-    players = []
+    codes = CODE_OF[side]
+    other_codes = CODE_OF[other]
+    players: list[PlayerView] = []
     for i in range(s.seats):
-        entry: dict[str, Any] = {"seat": i, "count": len(s.hands[i]), "in_game": s.active[i]}
+        entry: PlayerView = {"seat": SEATS[i], "count": len(s.hands[i]), "in_game": s.active[i]}
         if i != seat:
-            entry["faces"] = _face_sort([CODE_OF[other][c] for c in s.hands[i]], other)
+            entry["faces"] = _face_sort([other_codes[c] for c in s.hands[i]])
         players.append(entry)
-    out["players"] = players
     own = s.hands[seat]
     names = {card: handle(s, card) for card in own}
     reasons = dict(zip(own, hand_refusals(s, seat), strict=True))
-    hand = []
-    for card in sorted(own, key=lambda c: (SORT_OF[side][c], names[c])):
+    order = SORT_OF[side]
+
+    def in_hand_order(card: Card) -> tuple[int, str]:
+        return (order[card], names[card])
+
+    hand: list[HandCardView] = []
+    for card in sorted(own, key=in_hand_order):
         reason = reasons[card]
-        entry = {"card": names[card], "face": CODE_OF[side][card], "playable": reason is None}
+        shown: HandCardView = {"card": names[card], "face": codes[card], "playable": reason is None}
         if reason is not None:
-            entry["refusal"] = reason
-        hand.append(entry)
-    out["hand"] = hand
-    out["legal_actions"] = _legal_view(s, seat, names)
-    return out
+            shown["refusal"] = reason
+        hand.append(shown)
+    return {
+        "seats": s.seats,
+        "options": s.options.to_dict(),
+        "round": s.round,
+        "dealer": s.dealer,
+        "side": SIDES[side],
+        "color": None if s.color < 0 else COLORS[s.color],
+        "direction": _DIRECTIONS[s.direction],
+        "to_act": None if s.over else s.current,
+        "turn": s.turn,
+        "pending": _pending(s),
+        "top": codes[s.discard[-1]] if s.discard else None,
+        "discard_pile": [codes[c] for c in s.discard],
+        "draw_pile": {
+            "count": len(s.draw),
+            "top": other_codes[s.draw[-1]] if s.draw else None,
+        },
+        "scores": s.scores[:],
+        "rounds": [result_view(r) for r in s.results],
+        "over": s.over,
+        "winner": s.winner,
+        "ranking": list(s.ranking),
+        "seat": me,
+        "players": players,
+        "hand": hand,
+        "legal_actions": _legal_view(s, seat, names),
+    }
 
 
-def flip_memory(s: GameState, seat: int) -> View | None:
+def flip_memory(s: GameState, seat: int) -> FlipMemory | None:
     """What ``seat`` saw the moment the table last turned over this round.
 
     The faces shown just before the table turned (the Flip already on the
@@ -193,7 +239,7 @@ def flip_memory(s: GameState, seat: int) -> View | None:
         return None
     old = last["side"]
     new = old ^ 1
-    hands: list[list[int]] = last["hands"]
+    hands = last["hands"]
     pile = None
     if s.shuffles == last["shuffles"]:
         # The pile was reversed by the flip and has only grown on top since.
@@ -201,9 +247,9 @@ def flip_memory(s: GameState, seat: int) -> View | None:
     return {
         "round": s.round,
         "side": SIDES[old],
-        "hand": _face_sort([CODE_OF[old][c] for c in hands[seat]], old),
+        "hand": _face_sort([CODE_OF[old][c] for c in hands[seat]]),
         "players": [
-            {"seat": i, "faces": _face_sort([CODE_OF[new][c] for c in hand], new)}
+            {"seat": SEATS[i], "faces": _face_sort([CODE_OF[new][c] for c in hand])}
             for i, hand in enumerate(hands)
             if i != seat
         ],
@@ -211,8 +257,8 @@ def flip_memory(s: GameState, seat: int) -> View | None:
     }
 
 
-def _legal_view(s: GameState, seat: int, names: dict[int, str]) -> list[dict[str, Any]]:
-    grouped: dict[tuple[str, int], dict[str, Any]] = {}
+def _legal_view(s: GameState, seat: int, names: dict[Card, Handle]) -> list[LegalActionView]:
+    grouped: dict[tuple[str, int], LegalActionView] = {}
     for action in legal_actions(s, seat):
         key = (action.type, action.card)
         entry = grouped.get(key)
@@ -226,31 +272,30 @@ def _legal_view(s: GameState, seat: int, names: dict[int, str]) -> list[dict[str
     return list(grouped.values())
 
 
-def event_view(event: Event, seat: int | None) -> Event | None:
+def event_view(event: Event, seat: int | None) -> SeenEvent | None:
     """``event`` as ``seat`` (None: a watcher) may see it, or None when it shows nothing.
 
     A drawn card shows its active face to the player who drew it, its
     inactive face (as in the hand) to the other seats, and only a count to a
     watcher. Shuffle orders never leave the engine.
     """
-    kind = event["type"]
-    if kind == "shuffle":
+    if event["type"] == "shuffle":
         if event["reason"] == "reshuffle":
             return {"type": "reshuffle", "count": len(event["order"])}
         return None
-    if kind in ("starter", "starter_returned"):
-        return {"type": kind, "face": CODE_OF[0][event["card"]]}
-    if kind == "play":
-        out = {
+    if event["type"] == "starter" or event["type"] == "starter_returned":
+        return {"type": event["type"], "face": CODE_OF[0][event["card"]]}
+    if event["type"] == "play":
+        played: PlaySeen = {
             "type": "play",
             "seat": event["seat"],
             "face": CODE_OF[event["side"]][event["card"]],
         }
         if "color" in event:
-            out["color"] = event["color"]
-        return out
-    if kind == "draw":
-        out = {
+            played["color"] = event["color"]
+        return played
+    if event["type"] == "draw":
+        drawn: DrawSeen = {
             "type": "draw",
             "seat": event["seat"],
             "reason": event["reason"],
@@ -258,21 +303,21 @@ def event_view(event: Event, seat: int | None) -> Event | None:
         }
         if seat is not None:
             side = event["side"] if seat == event["seat"] else event["side"] ^ 1
-            out["faces"] = [CODE_OF[side][c] for c in event["cards"]]
-        return out
-    if kind == "round_end":
+            drawn["faces"] = [CODE_OF[side][c] for c in event["cards"]]
+        return drawn
+    if event["type"] == "round_end":
         return {"type": "round_end", "result": result_view(event["result"])}
-    if kind == "flip":
+    if event["type"] == "flip":
         return {"type": "flip", "side": SIDES[event["side"]]}
-    if kind == "reverse":
+    if event["type"] == "reverse":
         return {"type": "reverse", "direction": _DIRECTIONS[event["direction"]]}
     # The rest is public as it stands: round_start, choose_color, pass,
-    # turn_lost, reverse, leave, game_over.
-    return dict(event)
+    # turn_lost, leave, game_over.
+    return event.copy()
 
 
-def events_view(events: list[Event], seat: int | None) -> list[Event]:
-    out = []
+def events_view(events: Iterable[Event], seat: int | None) -> list[SeenEvent]:
+    out: list[SeenEvent] = []
     for event in events:
         seen = event_view(event, seat)
         if seen is not None:

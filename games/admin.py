@@ -14,7 +14,7 @@ admin shows what a watcher may see (``flip.watcher_view`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
@@ -55,12 +55,12 @@ def _public_events(move: Move) -> str:
     return format_html_join("", "<div>{}</div>", ((_event_text(event),) for event in events))
 
 
-def _event_text(event: dict[str, Any]) -> str:
+def _event_text(event: Mapping[str, object]) -> str:
     details = ", ".join(f"{key}: {value}" for key, value in event.items() if key != "type")
     return f"{event['type']} ({details})" if details else str(event["type"])
 
 
-def _watcher_view(table: Table) -> dict[str, Any] | None:
+def _watcher_view(table: Table) -> flip.WatcherView | None:
     if table.state is None:
         return None
     return flip.watcher_view(flip.GameState.from_dict(table.state))

@@ -57,7 +57,7 @@ def seat_to_act(table: Table) -> Seat | None:
     return seat
 
 
-def table_view(table: Table, seat: int | None) -> dict[str, Any] | None:
+def table_view(table: Table, seat: int | None) -> flip.SeatView | flip.WatcherView | None:
     """flip's view of the game for ``seat`` (None: watcher); None before the start."""
     state = table_state(table)
     if state is None:
@@ -83,7 +83,7 @@ def table_log(table: Table, seat: int | None, *, after: int = 0) -> list[dict[st
     return out
 
 
-def table_record(table: Table) -> dict[str, Any]:
+def table_record(table: Table) -> flip.GameRecord:
     """The full game record, published only once the game is over."""
     if table.status != Table.Status.FINISHED or table.state is None:
         raise Conflict("The game record is published once the game is over.", code="game_not_over")
@@ -92,7 +92,7 @@ def table_record(table: Table) -> dict[str, Any]:
     start = moves[0]
     recorder = flip.Recorder(state.options, state.seed, start.payload["events"])
     for move in moves[1:]:
-        if move.seat is None or move.action not in flip.engine.ACTION_TYPES:
+        if move.seat is None or move.action not in flip.ACTION_TYPES:
             continue  # moderation entries (abort, bot replacement) change no rule state
         recorder.add(
             move.seat,

@@ -341,19 +341,18 @@ def _describe_timeout(result: MoveResult, seat: int) -> list[str]:
         for event in flip.events_view(move.payload["events"], seat):
             if event.get("seat") != seat:
                 continue
-            kind = event["type"]
-            if kind == "play":
+            if event["type"] == "play":
                 line = f"played {event['face']}"
                 if event.get("color"):
-                    line += f" and chose {event['color']}"
+                    line += f" and chose {event.get('color')}"
                 lines.append(line)
-            elif kind == "choose_color":
-                lines.append(f"chose {event.get('color')}")
-            elif kind == "draw" and event.get("reason") == "draw":
+            elif event["type"] == "choose_color":
+                lines.append(f"chose {event['color']}")
+            elif event["type"] == "draw" and event["reason"] == "draw":
                 lines.append(f"drew {event['count']} card{'s' if event['count'] != 1 else ''}")
-            elif kind == "pass":
+            elif event["type"] == "pass":
                 lines.append("passed")
-            elif kind == "leave":
+            elif event["type"] == "leave":
                 lines.append("left the game: your cards went under the draw pile")
     return lines
 
