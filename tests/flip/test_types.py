@@ -44,62 +44,60 @@ def _is_typeddict(tp: object) -> bool:
     return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
 
 
+def _conforms_union(value: object, tp: Any, path: str) -> None:
+    errors = []
+    for option in get_args(tp):
+        try:
+            conforms(value, option, path)
+        except AssertionError as error:
+            errors.append(str(error))
+        else:
+            return
+    raise AssertionError(f"{path}: {value!r} matches no member: {errors}")
+
+
+def _conforms_typeddict(value: object, tp: Any, path: str) -> None:
+    assert isinstance(value, dict), f"{path}: {value!r} is not a dict"
+    hints = typing.get_type_hints(tp, include_extras=True)
+    required = set()
+    for key, hint in hints.items():
+        if get_origin(hint) is NotRequired:
+            hints[key] = get_args(hint)[0]
+        else:
+            if get_origin(hint) is Required:
+                hints[key] = get_args(hint)[0]
+            required.add(key)
+    extra = set(value) - set(hints)
+    missing = required - set(value)
+    assert not extra, f"{path}: keys {extra} are not in {tp.__name__}"
+    assert not missing, f"{path}: keys {missing} of {tp.__name__} are missing"
+    for key, element in value.items():
+        conforms(element, hints[key], f"{path}.{key}")
+
+
 def conforms(value: object, tp: Any, path: str = "$") -> None:
     """Raise AssertionError, naming the place, unless ``value`` is of type ``tp``."""
+    origin = get_origin(tp)
     if isinstance(tp, typing.NewType):
         conforms(value, tp.__supertype__, path)
-        return
-    if tp is None or tp is type(None):
+    elif tp is None or tp is type(None):
         assert value is None, f"{path}: {value!r} is not None"
-        return
-    if tp is Any or tp is object:
-        return
-    origin = get_origin(tp)
-    if origin is Literal:
+    elif origin is Literal:
         assert value in get_args(tp), f"{path}: {value!r} not in {get_args(tp)}"
-        return
-    if origin in (typing.Union, types.UnionType):
-        errors = []
-        for option in get_args(tp):
-            try:
-                conforms(value, option, path)
-            except AssertionError as error:
-                errors.append(str(error))
-            else:
-                return
-        raise AssertionError(f"{path}: {value!r} matches no member: {errors}")
-    if origin is list:
+    elif origin in (typing.Union, types.UnionType):
+        _conforms_union(value, tp, path)
+    elif origin is list:
         assert isinstance(value, list), f"{path}: {value!r} is not a list"
         (item,) = get_args(tp)
         for i, element in enumerate(value):
             conforms(element, item, f"{path}[{i}]")
-        return
-    if _is_typeddict(tp):
-        assert isinstance(value, dict), f"{path}: {value!r} is not a dict"
-        hints = typing.get_type_hints(tp, include_extras=True)
-        required = set()
-        for key, hint in hints.items():
-            if get_origin(hint) is NotRequired:
-                hints[key] = get_args(hint)[0]
-            elif get_origin(hint) is Required:
-                hints[key] = get_args(hint)[0]
-                required.add(key)
-            else:
-                required.add(key)
-        extra = set(value) - set(hints)
-        missing = required - set(value)
-        assert not extra, f"{path}: keys {extra} are not in {tp.__name__}"
-        assert not missing, f"{path}: keys {missing} of {tp.__name__} are missing"
-        for key, element in value.items():
-            conforms(element, hints[key], f"{path}.{key}")
-        return
-    if tp is int:
-        assert type(value) is int, f"{path}: {value!r} is not an int"
-        return
-    if tp is float:
-        assert type(value) in (int, float), f"{path}: {value!r} is not a number"
-        return
-    assert isinstance(value, tp), f"{path}: {value!r} is not a {tp}"
+    elif _is_typeddict(tp):
+        _conforms_typeddict(value, tp, path)
+    elif tp is int or tp is bool:
+        # bool is an int subclass: an int field must not hold True, nor a bool field 1.
+        assert type(value) is tp, f"{path}: {value!r} is not a {tp.__name__}"
+    else:
+        assert isinstance(value, tp), f"{path}: {value!r} is not a {tp}"
 
 
 def test_types_literals_match_the_engines_names() -> None:
