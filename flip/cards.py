@@ -195,7 +195,14 @@ def sorted_hand(cards: Iterable[Card], side: int) -> list[Card]:
 
     Cards with the same face are ordered by card number: a deterministic
     internal order that no view ever shows (views order equal faces by their
-    opaque handles).
+    opaque handles). The specification's sample hand:
+
+    >>> from flip.engine import cards_with_faces
+    >>> hand = cards_with_faces(
+    ...     ["wild", "wave-skip", "leaf-reverse", "sun-draw-one", "sun-9", "flame-flip", "flame-4"]
+    ... )
+    >>> [CODE_OF[LIGHT][card] for card in sorted_hand(hand, LIGHT)]
+    ['flame-4', 'flame-flip', 'sun-9', 'sun-draw-one', 'leaf-reverse', 'wave-skip', 'wild']
     """
     order = SORT_OF[side]
 

@@ -262,6 +262,15 @@ def playable_cards(s: GameState, hand: Iterable[CardT]) -> list[CardT]:
     is ignored: ``refusal``, ``check``, ``legal_actions``, ``timeout_action``,
     the drawn-card test and the views all derive from this function, and the
     bots may call it on states they simulate.
+
+    The specification's example "Which cards can you play?" (top card sun-5,
+    Yellow in play):
+
+    >>> from flip.cards import CODE_OF
+    >>> hand = cards_with_faces(["flame-3", "flame-5", "sun-9", "leaf-reverse", "wave-2", "wild"])
+    >>> table = GameState(Options(), "doc", discard=cards_with_faces(["sun-5"], set(hand)), color=1)
+    >>> [CODE_OF[LIGHT][card] for card in playable_cards(table, hand)]
+    ['flame-5', 'sun-9', 'wild']
     """
     side = s.side
     colors = COLOR_OF[side]
@@ -377,6 +386,10 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     """Every action ``seat`` may take now, Wild plays once per colour.
 
     Leaving is always allowed for a seat still in the game and is not listed.
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")  # seat 0 holds nothing playable
+    >>> legal_actions(state, 0), legal_actions(state, 1)
+    ([Action(type='draw', card=-1, color=-1)], [])
     """
     if s.over or seat != s.current or not 0 <= seat < s.seats:
         return []
@@ -814,6 +827,10 @@ def timeout_action(s: GameState) -> Action:
     A colour first if one is needed; else the playable card worth the most
     points (ties: first in sorted hand order), a Wild taking the colour the
     hand holds most of; else a draw; else a pass.
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> timeout_action(state)
+    Action(type='draw', card=-1, color=-1)
     """
     seat = s.current
     hand = s.hands[seat]

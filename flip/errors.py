@@ -51,7 +51,11 @@ REQUEST_MESSAGES: Final[dict[RefusalCode, str]] = {
 
 
 class RuleError(Exception):
-    """The rules refuse an action. ``code`` is stable; ``message`` is for people."""
+    """The rules refuse an action. ``code`` is stable; ``message`` is for people.
+
+    >>> RuleError("not_your_turn").as_dict()
+    {'code': 'not_your_turn', 'detail': 'It is not your turn.'}
+    """
 
     def __init__(self, code: RefusalCode, message: str | None = None) -> None:
         self.code = code

@@ -278,6 +278,15 @@ def event_view(event: Event, seat: int | None) -> SeenEvent | None:
     A drawn card shows its active face to the player who drew it, its
     inactive face (as in the hand) to the other seats, and only a count to a
     watcher. Shuffle orders never leave the engine.
+
+    >>> from flip import Card, Seat
+    >>> drew: Event = {
+    ...     "type": "draw", "seat": Seat(0), "cards": [Card(5)], "side": 0, "reason": "draw"
+    ... }
+    >>> event_view(drew, 0)["faces"], event_view(drew, 1)["faces"]
+    (['flame-3'], ['wild-draw-color'])
+    >>> event_view(drew, None)
+    {'type': 'draw', 'seat': 0, 'reason': 'draw', 'count': 1}
     """
     if event["type"] == "shuffle":
         if event["reason"] == "reshuffle":
