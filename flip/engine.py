@@ -14,7 +14,7 @@ any generator: pass the recorded orders as ``shuffles=`` instead.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
@@ -23,6 +23,7 @@ from .cards import (
     COLOR_OF,
     COLORS,
     DARK,
+    DARK_WILD,
     DECK,
     DRAW_FIVE,
     DRAW_ONE,
@@ -32,6 +33,7 @@ from .cards import (
     LIGHT,
     NO_CARD,
     NO_COLOR,
+    NUMBER,
     PENALTIES,
     POINTS_OF,
     RESTRICTED_OF,
@@ -39,6 +41,7 @@ from .cards import (
     SIDE_COLORS,
     SKIP,
     SKIP_EVERYONE,
+    WILD,
     WILD_DRAW_COLOR,
     WILD_DRAW_TWO,
     hand_points,
@@ -52,7 +55,6 @@ from .types import (
     Card,
     DrawReason,
     Event,
-    PlayEvent,
     RankingEntry,
     RefusalCode,
     RoundResult,
@@ -107,6 +109,8 @@ class Action:
 DRAW_ACTION = Action(DRAW)
 PASS_ACTION = Action(PASS)
 LEAVE_ACTION = Action(LEAVE)
+_DRAW: Final = (DRAW_ACTION,)
+_PASS: Final = (PASS_ACTION,)
 
 
 class _Shuffler:
@@ -124,12 +128,12 @@ class _Shuffler:
         if self.recorded is None:
             # Sorting by independent uniform keys is a uniform shuffle, and
             # three times faster than random.shuffle's Python-level loop.
+            # The keys drawn in the pile's order, then a stable sort: the same
+            # order as sorted(cards, key=lambda _: generator()), with no
+            # Python-level call per card.
             generator = random.Random(f"{s.seed}:{s.shuffles}").random
-
-            def key(_card: Card) -> float:
-                return generator()
-
-            order = sorted(cards, key=key)
+            keys = [generator() for _ in cards]
+            order = [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
         else:
             try:
                 order = list(next(self.recorded))
@@ -252,16 +256,56 @@ def can_draw(s: GameState) -> bool:
     return bool(s.draw) or len(s.discard) > 1
 
 
-def playable_cards(s: GameState, hand: Iterable[CardT]) -> list[CardT]:
+def _matches(side: int, card: Card, in_play: int, top_key: str) -> bool:
+    """Whether ``card``'s face on ``side`` may go on a top card of match key
+    ``top_key`` with ``in_play`` the colour in play, leaving aside the
+    restricted Wilds' own condition (section "A turn")."""
+    color = COLOR_OF[side][card]
+    return color in (NO_COLOR, in_play) or KEY_OF[side][card] == top_key
+
+
+# The rule, tabulated once: ``_MATCHING[side][in_play][top_key]`` is the set of
+# cards ``_matches`` admits, each restricted Wild left out (its condition
+# depends on the hand); ``_RESTRICTED[side]`` are those Wilds and
+# ``_OF_COLOR[side][color]`` the cards the restriction looks for.
+_KEYS: Final = tuple(frozenset(KEY_OF[side]) for side in (LIGHT, DARK))
+# Any colour may be in play in a state built by hand: tabulate all eight.
+_IN_PLAY: Final[list[int]] = [NO_COLOR, *range(len(COLORS))]
+_MATCHING: Final[tuple[dict[int, dict[str, frozenset[int]]], ...]] = tuple(
+    {
+        in_play: {
+            top_key: frozenset(
+                c
+                for c in DECK
+                if not RESTRICTED_OF[side][c] and _matches(side, c, in_play, top_key)
+            )
+            for top_key in _KEYS[side]
+        }
+        for in_play in _IN_PLAY
+    }
+    for side in (LIGHT, DARK)
+)
+_RESTRICTED: Final[tuple[frozenset[int], ...]] = tuple(
+    frozenset(c for c in DECK if RESTRICTED_OF[side][c]) for side in (LIGHT, DARK)
+)
+_OF_COLOR: Final[tuple[dict[int, frozenset[int]], ...]] = tuple(
+    {color: frozenset(c for c in DECK if COLOR_OF[side][c] == color) for color in _IN_PLAY}
+    for side in (LIGHT, DARK)
+)
+
+
+def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
     """The cards of ``hand`` that may be played on the table now.
 
-    This is the one matching rule of the game (section "A turn"): a card is
-    playable when its active face has the colour in play, the top card's
-    number or action, or is a Wild; a Wild Draw 2 or Wild Draw Color only
-    when the hand holds no card of the colour in play. Any pending decision
-    is ignored: ``refusal``, ``check``, ``legal_actions``, ``timeout_action``,
-    the drawn-card test and the views all derive from this function, and the
-    bots may call it on states they simulate.
+    This is the one matching rule of the game (section "A turn", computed
+    from ``_matches``): a card is playable when its active face has the
+    colour in play, the top card's number or action, or is a Wild; a Wild
+    Draw 2 or Wild Draw Color only when the hand holds no card of the colour
+    in play. Any pending decision is ignored: ``refusal``, ``check``,
+    ``legal_actions``, ``timeout_action``, the drawn-card test and the views
+    all derive from this function, and the bots may call it on states they
+    simulate. The restricted Wilds come after the other cards, each in hand
+    order.
 
     The specification's example "Which cards can you play?" (top card sun-5,
     Yellow in play):
@@ -273,39 +317,23 @@ def playable_cards(s: GameState, hand: Iterable[CardT]) -> list[CardT]:
     ['flame-5', 'sun-9', 'wild']
     """
     side = s.side
-    colors = COLOR_OF[side]
-    keys = KEY_OF[side]
-    restricted_of = RESTRICTED_OF[side]
     in_play = s.color
-    top_key = keys[s.discard[-1]]
-    out: list[CardT] = []
-    restricted: list[CardT] = []
-    holds_color = False
-    for c in hand:
-        color = colors[c]
-        if color == NO_COLOR:
-            if restricted_of[c]:
-                restricted.append(c)
-            else:
-                out.append(c)
-        elif color == in_play:
-            holds_color = True
-            out.append(c)
-        elif keys[c] == top_key:
-            out.append(c)
-    if restricted and not holds_color:
-        # After the others: legal_actions lists them in this order, and a
-        # seeded random choice among them must stay the same game.
-        out.extend(restricted)
+    matching = _MATCHING[side][in_play][KEY_OF[side][s.discard[-1]]]
+    out = [c for c in hand if c in matching]
+    restricted = _RESTRICTED[side]
+    if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+        out += [c for c in hand if c in restricted]
     return out
 
 
-def _unplayable_reason(s: GameState, card: Card) -> RefusalCode:
-    """Why ``playable_cards`` left ``card`` out: a Wild is only ever left out
-    for the restriction, any other card for not matching."""
-    if RESTRICTED_OF[s.side][card]:
-        return "restricted_wild_blocked"
-    return "card_does_not_match"
+# Why playable_cards leaves a card out, by card: a Wild is only ever left out
+# for the restriction, any other card for not matching.
+_UNPLAYABLE: Final[tuple[tuple[RefusalCode, ...], ...]] = tuple(
+    tuple(
+        "restricted_wild_blocked" if RESTRICTED_OF[side][c] else "card_does_not_match" for c in DECK
+    )
+    for side in (LIGHT, DARK)
+)
 
 
 def _turn_refusal(s: GameState, playable: list[Card] | None, card: Card) -> RefusalCode | None:
@@ -319,7 +347,7 @@ def _turn_refusal(s: GameState, playable: list[Card] | None, card: Card) -> Refu
     if s.pending == PENDING_DRAWN:
         return None if card == s.drawn else "must_play_drawn_card"
     assert playable is not None
-    return None if card in playable else _unplayable_reason(s, card)
+    return None if card in playable else _UNPLAYABLE[s.side][card]
 
 
 def _seat_refusal(s: GameState, seat: int) -> RefusalCode | None:
@@ -355,11 +383,14 @@ def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
     The views ask this once per hand instead of once per card.
     """
     hand = s.hands[seat]
-    reason = _seat_refusal(s, seat)
-    if reason is not None:
-        return [reason] * len(hand)
-    playable = None if s.pending else playable_cards(s, hand)
-    return [_turn_refusal(s, playable, c) for c in hand]
+    if s.over or seat != s.current:  # _seat_refusal, but for the seat to act
+        return [_seat_refusal(s, seat)] * len(hand)
+    if s.pending is None:
+        # _turn_refusal for each card, without a call per card.
+        playable = playable_cards(s, hand)
+        why = _UNPLAYABLE[s.side]
+        return [None if c in playable else why[c] for c in hand]
+    return [_turn_refusal(s, None, c) for c in hand]
 
 
 def next_seat(s: GameState, seat: Seat) -> Seat:
@@ -391,20 +422,21 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     >>> legal_actions(state, 0), legal_actions(state, 1)
     ([Action(type='draw', card=-1, color=-1)], [])
     """
-    if s.over or seat != s.current or not 0 <= seat < s.seats:
+    if s.over or seat != s.current:
         return []
-    plays = _PLAYS[s.side]
-    if s.pending is not None:
-        if s.pending == PENDING_COLOR:
-            return list(_CHOOSE[s.side])
-        return list(plays[s.drawn])
-    playable = playable_cards(s, s.hands[seat])
-    if playable:
-        out: list[Action] = []
-        for card in playable:
-            out.extend(plays[card])
-        return out
-    return [DRAW_ACTION] if can_draw(s) else [PASS_ACTION]
+    legal = s.legal_memo
+    if legal is None:
+        plays = _PLAYS[s.side]
+        if s.pending is not None:
+            legal = _CHOOSE[s.side] if s.pending == PENDING_COLOR else plays[s.drawn]
+        else:
+            playable = playable_cards(s, s.hands[seat])
+            if playable:
+                legal = tuple([action for card in playable for action in plays[card]])
+            else:
+                legal = _DRAW if can_draw(s) else _PASS
+        s.legal_memo = legal  # for apply, until the state changes
+    return list(legal)
 
 
 def shape_refusal(
@@ -491,11 +523,19 @@ def apply(
 ) -> tuple[GameState, list[Event]]:
     """Check ``action`` for ``seat`` and return the state after it, with events.
 
-    Raises ``RuleError`` (and changes nothing) when the rules refuse it.
+    Raises ``RuleError`` (and changes nothing) when the rules refuse it. An
+    action that ``legal_actions(s, seat)`` returned for this very state is
+    not checked a second time: it is recognised by identity among the
+    actions that call remembered (``GameState.legal_memo``);
+    any other action, such as one built from a request, is checked in full.
     """
-    check(s, seat, action)
-    who = SEATS[seat]  # check found it a seat of the game
-    if not inplace:
+    legal = s.legal_memo
+    if legal is None or seat != s.current or not _among(action, legal):
+        check(s, seat, action)
+    who = SEATS[seat]  # a seat of the game, checked one way or the other
+    if inplace:
+        s.legal_memo = None
+    else:
         s = s.copy()
     events: list[Event] = []
     shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
@@ -514,6 +554,15 @@ def apply(
     else:
         _leave(s, who, shuffler, events)
     return s, events
+
+
+def _among(action: Action, legal: tuple[Action, ...]) -> bool:
+    # By identity: cheaper than Action.__eq__ (and than any() over a
+    # generator), and legal_actions hands out the very objects it remembers.
+    for candidate in legal:  # noqa: SIM110
+        if candidate is action:
+            return True
+    return False
 
 
 def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
@@ -549,7 +598,7 @@ def _draw_cards(
         drawn.append(card)
         if count is None and colors[card] == until:
             break
-    if drawn:
+    if drawn and s.passed:
         s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason})
 
@@ -568,14 +617,18 @@ def _play(
     s.discard.append(card)
     s.pending = None
     s.drawn = NO_CARD
-    s.passed = []
-    wild = COLOR_OF[side][card] == NO_COLOR
-    s.color = color if wild else COLOR_OF[side][card]
+    if s.passed:
+        s.passed = []
+    own = COLOR_OF[side][card]
     kind = KIND_OF[side][card]
-    event: PlayEvent = {"type": "play", "seat": seat, "card": card, "side": side}
-    if wild:
-        event["color"] = COLORS[color]
-    events.append(event)
+    if own == NO_COLOR:
+        s.color = color
+        events.append(
+            {"type": "play", "seat": seat, "card": card, "side": side, "color": COLORS[color]}
+        )
+    else:
+        s.color = own
+        events.append({"type": "play", "seat": seat, "card": card, "side": side})
 
     if not hand:
         # The last card wins the round. A penalty still lands and is counted;
@@ -586,7 +639,10 @@ def _play(
         _win_round(s, seat, shuffler, events)
         return
 
-    if kind in PENALTIES:
+    if kind in (NUMBER, WILD, DARK_WILD):  # no effect, and the most common
+        s.current = _next(s, seat)
+        s.turn += 1
+    elif kind in PENALTIES:
         victim = _next(s, seat)
         _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
         events.append({"type": "turn_lost", "seat": victim})
@@ -632,7 +688,8 @@ def _flip(s: GameState, events: list[Event]) -> None:
 def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     card = _draw_one(s, shuffler, events)
     s.hands[seat].append(card)
-    s.passed = []
+    if s.passed:
+        s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
     if card in playable_cards(s, s.hands[seat]):
         s.pending = PENDING_DRAWN

@@ -20,7 +20,6 @@ from typing import Final, overload
 
 from .cards import CODE_OF, COLORS, DECK, POINTS_OF, SIDES, SORT_OF
 from .engine import (
-    CHOOSE_COLOR,
     PLAY,
     SEATS,
     hand_refusals,
@@ -41,6 +40,7 @@ from .types import (
     PendingView,
     PlayerView,
     PlaySeen,
+    RefusalCode,
     RoundResult,
     RoundResultView,
     SeatView,
@@ -50,11 +50,35 @@ from .types import (
 
 
 def handle(s: GameState, card: int) -> Handle:
-    """The opaque name of ``card`` for its holder, valid until the next flip."""
-    digest = hashlib.blake2b(
-        f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
-    )
-    return Handle(digest.hexdigest())
+    """The opaque name of ``card`` for its holder, valid until the next flip.
+
+    A keyed hash of the round, the number of flips and the card, keyed by
+    the game's secret seed; each is computed once per round and flip and
+    remembered on the state (``GameState.handle_memo``).
+    """
+    names = _known_handles(s)
+    name = names.get(card)
+    if name is None:
+        digest = hashlib.blake2b(
+            f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
+        )
+        name = names[card] = Handle(digest.hexdigest())
+    return name
+
+
+def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
+    """The faces of ``cards`` on ``side``, in the order of ruling 13."""
+    rank = _RANK[side]
+    by_rank = _BY_RANK[side]
+    return tuple([by_rank[r] for r in sorted([rank[c] for c in cards])])
+
+
+def _known_handles(s: GameState) -> dict[int, Handle]:
+    """The handles ``handle`` has computed for the state's round and flips so far."""
+    memo = s.handle_memo
+    if memo is None or memo[0] != s.round or memo[1] != s.flips:
+        memo = s.handle_memo = (s.round, s.flips, {})
+    return memo[2]
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:
@@ -70,7 +94,7 @@ def card_for_handle(s: GameState, seat: int, name: str) -> Card:
 
 
 def _face_sort(codes: Iterable[FaceCode]) -> list[FaceCode]:
-    return sorted(codes, key=_SORT_BY_CODE.__getitem__)
+    return sorted(codes, key=_FACE_ORDER)
 
 
 # A face code's place in the sorted order of ruling 13, the code itself
@@ -80,6 +104,15 @@ _SORT_BY_CODE: Final[dict[FaceCode, tuple[int, FaceCode]]] = {
     for side in (0, 1)
     for card in DECK
 }
+_FACE_ORDER: Final = _SORT_BY_CODE.__getitem__
+# The same order as numbers: ``_BY_RANK[side][_RANK[side][card]]`` is the card's
+# face code, and sorting the ranks sorts the faces (equal faces, equal ranks).
+_BY_RANK: Final[tuple[tuple[FaceCode, ...], ...]] = tuple(
+    tuple(sorted(set(CODE_OF[side]), key=_FACE_ORDER)) for side in (0, 1)
+)
+_RANK: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(_BY_RANK[side].index(CODE_OF[side][card]) for card in DECK) for side in (0, 1)
+)
 
 
 _DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
@@ -168,46 +201,66 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
     other = side ^ 1
     codes = CODE_OF[side]
     other_codes = CODE_OF[other]
+    hands = s.hands
+    active = s.active
+    memo = s.faces_memo
+    if memo is None or memo[0] != s.round:
+        memo = s.faces_memo = (s.round, {})
+    shown = memo[1]
     players: list[PlayerView] = []
-    for i in range(s.seats):
-        entry: PlayerView = {"seat": SEATS[i], "count": len(s.hands[i]), "in_game": s.active[i]}
-        if i != seat:
-            entry["faces"] = _face_sort([other_codes[c] for c in s.hands[i]])
-        players.append(entry)
-    own = s.hands[seat]
-    names = {card: handle(s, card) for card in own}
-    reasons = dict(zip(own, hand_refusals(s, seat), strict=True))
+    for i in range(s.options.seats):
+        held = hands[i]
+        if i == seat:
+            players.append({"seat": SEATS[i], "count": len(held), "in_game": active[i]})
+            continue
+        # Most hands have not changed since the last view: sort each only once.
+        key = (other, *held)
+        faces = shown.get(key)
+        if faces is None:
+            faces = shown[key] = _sorted_faces(held, other)
+        players.append(
+            {"seat": SEATS[i], "count": len(held), "in_game": active[i], "faces": list(faces)}
+        )
+    own = hands[seat]
+    known = _known_handles(s)
+    names: dict[Card, Handle] = {}
+    reasons = hand_refusals(s, seat)  # in the order of own
     order = SORT_OF[side]
-
-    def in_hand_order(card: Card) -> tuple[int, str]:
-        return (order[card], names[card])
-
+    decorated: list[tuple[int, Handle, Card, RefusalCode | None]] = []
+    for i, c in enumerate(own):
+        name = known.get(c)
+        if name is None:
+            name = handle(s, c)
+        names[c] = name
+        decorated.append((order[c], name, c, reasons[i]))
+    decorated.sort()
     hand: list[HandCardView] = []
-    for card in sorted(own, key=in_hand_order):
-        reason = reasons[card]
-        shown: HandCardView = {"card": names[card], "face": codes[card], "playable": reason is None}
-        if reason is not None:
-            shown["refusal"] = reason
-        hand.append(shown)
+    # Sorted by face, equal faces by handle (never by card number: ruling 10).
+    for _, name, card, reason in decorated:
+        if reason is None:
+            hand.append({"card": name, "face": codes[card], "playable": True})
+        else:
+            hand.append({"card": name, "face": codes[card], "playable": False, "refusal": reason})
+    discard = s.discard
+    draw = s.draw
+    over = s.over
+    pending = s.pending
     return {
-        "seats": s.seats,
+        "seats": s.options.seats,
         "options": s.options.to_dict(),
         "round": s.round,
         "dealer": s.dealer,
         "side": SIDES[side],
         "color": None if s.color < 0 else COLORS[s.color],
         "direction": _DIRECTIONS[s.direction],
-        "to_act": None if s.over else s.current,
+        "to_act": None if over else s.current,
         "turn": s.turn,
-        "pending": _pending(s),
-        "top": codes[s.discard[-1]] if s.discard else None,
-        "discard_pile": [codes[c] for c in s.discard],
-        "draw_pile": {
-            "count": len(s.draw),
-            "top": other_codes[s.draw[-1]] if s.draw else None,
-        },
+        "pending": None if pending is None or over else {"type": pending, "seat": s.current},
+        "top": codes[discard[-1]] if discard else None,
+        "discard_pile": [codes[c] for c in discard],
+        "draw_pile": {"count": len(draw), "top": other_codes[draw[-1]] if draw else None},
         "scores": s.scores[:],
-        "rounds": [result_view(r) for r in s.results],
+        "rounds": [result_view(r) for r in s.results] if s.results else [],
         "over": s.over,
         "winner": s.winner,
         "ranking": list(s.ranking),
@@ -258,18 +311,24 @@ def flip_memory(s: GameState, seat: int) -> FlipMemory | None:
 
 
 def _legal_view(s: GameState, seat: int, names: dict[Card, Handle]) -> list[LegalActionView]:
-    grouped: dict[tuple[str, int], LegalActionView] = {}
+    """The legal actions, one entry per (type, card), a Wild's colours listed in it.
+
+    ``legal_actions`` lists a card's (or a colour choice's) actions one after
+    another, so grouping is a look at the entry before.
+    """
+    out: list[LegalActionView] = []
+    last: tuple[str, int] | None = None
     for action in legal_actions(s, seat):
-        key = (action.type, action.card)
-        entry = grouped.get(key)
-        if entry is None:
-            entry = {"type": action.type}
-            if action.type == PLAY:
-                entry["card"] = names[action.card]
-            grouped[key] = entry
-        if action.color >= 0 and (action.type == CHOOSE_COLOR or action.type == PLAY):
-            entry.setdefault("colors", []).append(COLORS[action.color])
-    return list(grouped.values())
+        kind = action.type
+        key = (kind, action.card)
+        if key != last:
+            last = key
+            out.append(
+                {"type": kind, "card": names[action.card]} if kind == PLAY else {"type": kind}
+            )
+        if action.color >= 0:  # a Wild's play or a colour choice
+            out[-1].setdefault("colors", []).append(COLORS[action.color])
+    return out
 
 
 def event_view(event: Event, seat: int | None) -> SeenEvent | None:
