@@ -107,30 +107,37 @@ class BenchResult(TypedDict):
 BENCH_MODES: Final = ("engine", "view")
 
 
-def bench(players: int, seconds: float, seed: str, mode: str = "engine") -> BenchResult:
+def bench(
+    players: int, seconds: float, seed: str, mode: str = "engine", actions: int | None = None
+) -> BenchResult:
     """Random legal play for ``seconds``: a new seeded game whenever one ends.
 
     ``mode="engine"``: ask ``legal_actions`` for the seat to act, choose one
-    uniformly at random, ``apply`` it (in place, fully checked), repeat.
+    uniformly at random, ``apply`` it in place, repeat. ``apply`` recognises
+    the action as one ``legal_actions`` just returned and does not check it
+    a second time (any other action it checks in full).
     ``mode="view"``: the same, and the acting seat's ``view`` is built at
     every step first, as a client or a bot would be handed it.
+    With ``actions``, whole games are played until that many actions are
+    done, whatever the time (instruction counts under valgrind need a fixed
+    amount of work).
     """
     if mode not in BENCH_MODES:
         raise ValueError(f"unknown bench mode {mode!r}")
     with_view = mode == "view"
     options = Options(seats=players)
     rng = random.Random(seed)
-    actions = games = 0
+    done = games = 0
     started = time.perf_counter()
     deadline = started + seconds
-    while time.perf_counter() < deadline:
+    while done < actions if actions is not None else time.perf_counter() < deadline:
         state, _ = new_game(options, f"{seed}:{games}")
         while not state.over:
             seat = state.current
             if with_view:
                 view(state, seat)
             apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
-            actions += 1
+            done += 1
         games += 1
     elapsed = time.perf_counter() - started
     return {
@@ -139,8 +146,8 @@ def bench(players: int, seconds: float, seed: str, mode: str = "engine") -> Benc
         "players": players,
         "seconds": round(elapsed, 3),
         "games": games,
-        "actions": actions,
-        "actions_per_s": round(actions / elapsed),
+        "actions": done,
+        "actions_per_s": round(done / elapsed),
         "games_per_s": round(games / elapsed, 1),
     }
 
@@ -153,6 +160,7 @@ class _Args(argparse.Namespace):
     target: int | None
     seconds: float
     view: bool
+    actions: int | None
     bots: str | None
 
 
@@ -195,6 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ben.add_argument(
         "--view", action="store_true", help="also build the acting seat's view at every step"
     )
+    ben.add_argument(
+        "--actions", type=int, default=None, help="play this many actions, not --seconds"
+    )
 
     tour = commands.add_parser(
         "tournament", help="play bots against each other, print a JSON summary per level"
@@ -213,5 +224,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(summary, indent=2))
     else:
         mode = "view" if args.view else "engine"
-        print(json.dumps(bench(args.players, args.seconds, args.seed, mode)))
+        print(json.dumps(bench(args.players, args.seconds, args.seed, mode, args.actions)))
     return 0

@@ -432,7 +432,10 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
         else:
             playable = playable_cards(s, s.hands[seat])
             if playable:
-                legal = tuple([action for card in playable for action in plays[card]])
+                found: list[Action] = []
+                for card in playable:
+                    found += plays[card]
+                legal = tuple(found)
             else:
                 legal = _DRAW if can_draw(s) else _PASS
         s.legal_memo = legal  # for apply, until the state changes
@@ -530,8 +533,16 @@ def apply(
     any other action, such as one built from a request, is checked in full.
     """
     legal = s.legal_memo
-    if legal is None or seat != s.current or not _among(action, legal):
+    # By identity: cheaper than Action.__eq__, and legal_actions hands out the
+    # very objects it remembers. Anything else is checked in full.
+    if legal is None or seat != s.current:
         check(s, seat, action)
+    else:
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            check(s, seat, action)
     who = SEATS[seat]  # a seat of the game, checked one way or the other
     if inplace:
         s.legal_memo = None
@@ -554,15 +565,6 @@ def apply(
     else:
         _leave(s, who, shuffler, events)
     return s, events
-
-
-def _among(action: Action, legal: tuple[Action, ...]) -> bool:
-    # By identity: cheaper than Action.__eq__ (and than any() over a
-    # generator), and legal_actions hands out the very objects it remembers.
-    for candidate in legal:  # noqa: SIM110
-        if candidate is action:
-            return True
-    return False
 
 
 def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:

@@ -163,7 +163,7 @@ class GameState:
         added to the class must be added here (reading a slot never set
         raises, so ``copy() == state`` catches a forgotten one).
         """
-        c = object.__new__(GameState)
+        c = GameState.__new__(GameState)
         c.options = self.options
         c.seed = self.seed
         c.shuffles = self.shuffles
