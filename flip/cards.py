@@ -35,6 +35,8 @@ COLORS: Final[tuple[ColorName, ...]] = (
 )
 SYMBOLS: Final = ("flame", "sun", "leaf", "wave", "moon", "gem", "bolt", "star")
 SIDE_COLORS: Final = ((0, 1, 2, 3), (4, 5, 6, 7))
+COLORS_PER_SIDE: Final = 4
+MAX_NUMBER: Final = 9  # number cards run 1 to 9: there are no zeros
 NO_COLOR: Final = -1
 
 # Action kinds in the order the specification lists each side's cards
@@ -124,11 +126,11 @@ def parse_face(code: str) -> Face:
     if symbol not in SYMBOLS or not rest:
         raise ValueError(f"unknown face code {code!r}")
     color = SYMBOLS.index(symbol)
-    side = LIGHT if color < 4 else DARK
-    position = color % 4
+    side = LIGHT if color < COLORS_PER_SIDE else DARK
+    position = color % COLORS_PER_SIDE
     if rest.isdigit():
         number = int(rest)
-        if not 1 <= number <= 9:
+        if not 1 <= number <= MAX_NUMBER:
             raise ValueError(f"unknown face code {code!r}")
         return Face(code, side, color, NUMBER, number, number, position * 100 + number)
     actions = LIGHT_ACTIONS if side == LIGHT else DARK_ACTIONS

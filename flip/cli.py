@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Final, TextIO, TypedDict
 
 from .engine import apply, legal_actions, new_game
-from .state import SINGLE_ROUND, TARGET, Options
+from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, Options
 from .views import view
 
 
@@ -172,7 +172,7 @@ def _tournament(parser: argparse.ArgumentParser, args: _Args) -> int:
     bots = [level.strip() for level in bots]
     if len(bots) != args.players:
         parser.error(f"--bots names {len(bots)} bots for {args.players} players")
-    if not 2 <= args.players <= 10:
+    if not MIN_SEATS <= args.players <= MAX_SEATS:
         parser.error("--players is 2 to 10")
     if args.games < 1:
         parser.error("--games must be at least 1")

@@ -65,11 +65,13 @@ from .types import (
 PLAY: Final[ActionType] = "play"
 DRAW: Final[ActionType] = "draw"
 CHOOSE_COLOR: Final[ActionType] = "choose_color"
-PASS: Final[ActionType] = "pass"
+PASS: Final[ActionType] = "pass"  # noqa: S105 (an action's name, not a password)
 LEAVE: Final[ActionType] = "leave"
 ACTION_TYPES: Final[tuple[ActionType, ...]] = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
 
 HAND_SIZE: Final = 7
+#: "Two players" of the specification: two still in the round, whatever the table's size.
+TWO_PLAYERS: Final = 2
 
 #: A card of a hand: a ``Card``, or a plain int in a bot's own simulation.
 CardT = TypeVar("CardT", bound=int)
@@ -229,7 +231,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     elif kind == REVERSE:
         # Three or more: play turns around and the dealer goes first. Two, as
         # a Skip: the dealer goes first too; with the option off it turns round.
-        if not (s.players_left == 2 and s.options.two_seat_reverse_skips):
+        if not (s.players_left == TWO_PLAYERS and s.options.two_seat_reverse_skips):
             s.direction = -1
         s.current = s.dealer
     else:
@@ -336,17 +338,16 @@ _UNPLAYABLE: Final[tuple[tuple[RefusalCode, ...], ...]] = tuple(
 )
 
 
-def _turn_refusal(s: GameState, playable: list[Card] | None, card: Card) -> RefusalCode | None:
+def _turn_refusal(s: GameState, playable: list[Card], card: Card) -> RefusalCode | None:
     """Why the seat to act may not play ``card`` of its hand now, or None.
 
-    ``playable`` is ``playable_cards`` of the hand (None while a decision is
-    pending, when matching does not apply).
+    ``playable`` is ``playable_cards`` of the hand; it is not read while a
+    decision is pending, when matching does not apply.
     """
     if s.pending == PENDING_COLOR:
         return "color_must_be_chosen_first"
     if s.pending == PENDING_DRAWN:
         return None if card == s.drawn else "must_play_drawn_card"
-    assert playable is not None
     return None if card in playable else _UNPLAYABLE[s.side][card]
 
 
@@ -374,7 +375,7 @@ def refusal(s: GameState, seat: int, card: int) -> RefusalCode | None:
     if card not in hand:
         return "card_not_in_hand"
     # The card is in the hand, so it is a Card.
-    return _turn_refusal(s, None if s.pending else playable_cards(s, hand), Card(card))
+    return _turn_refusal(s, [] if s.pending else playable_cards(s, hand), Card(card))
 
 
 def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
@@ -390,7 +391,7 @@ def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
         playable = playable_cards(s, hand)
         why = _UNPLAYABLE[s.side]
         return [None if c in playable else why[c] for c in hand]
-    return [_turn_refusal(s, None, c) for c in hand]
+    return [_turn_refusal(s, [], c) for c in hand]
 
 
 def next_seat(s: GameState, seat: Seat) -> Seat:
@@ -442,7 +443,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     return list(legal)
 
 
-def shape_refusal(
+def shape_refusal(  # noqa: PLR0911 (one return per refusal, in the order checked)
     s: GameState, seat: int, kind: str, card_given: bool, color_given: bool
 ) -> RefusalCode | None:
     """The checks before an action's card or colour is looked at, or None.
@@ -464,7 +465,7 @@ def shape_refusal(
             return "card_required"
     elif card_given:
         return "card_not_allowed"
-    if color_given and kind != PLAY and kind != CHOOSE_COLOR:
+    if color_given and kind not in (PLAY, CHOOSE_COLOR):
         return "color_not_allowed"
     if kind != LEAVE and seat != s.current:
         return "not_your_turn"
@@ -472,44 +473,57 @@ def shape_refusal(
 
 
 def check(s: GameState, seat: int, action: Action) -> None:
-    """Raise ``RuleError`` when ``seat`` may not take ``action`` now."""
+    """Raise ``RuleError`` when ``seat`` may not take ``action`` now.
+
+    The checks of ``shape_refusal`` first, then those of the action's type.
+    """
     kind = action.type
     reason = shape_refusal(s, seat, kind, action.card >= 0, action.color != NO_COLOR)
+    if reason is None:
+        if kind == CHOOSE_COLOR:
+            reason = _choice_refusal(s, action.color)
+        elif kind == PLAY:
+            reason = _play_refusal(s, seat, action)
+        elif kind != LEAVE:
+            reason = _draw_or_pass_refusal(s, seat, kind)
     if reason is not None:
         raise RuleError(reason)
-    if kind == LEAVE:
-        return
-    side_colors = SIDE_COLORS[s.side]
-    if kind == CHOOSE_COLOR:
-        if s.pending != PENDING_COLOR:
-            raise RuleError("no_color_to_choose")
-        if action.color == NO_COLOR:
-            raise RuleError("color_required")
-        if action.color not in side_colors:
-            raise RuleError("color_not_in_side")
-        return
+
+
+def _color_refusal(s: GameState, color: int) -> RefusalCode | None:
+    """Why ``color`` cannot be the colour a Wild or a choice names now."""
+    if color == NO_COLOR:
+        return "color_required"
+    return None if color in SIDE_COLORS[s.side] else "color_not_in_side"
+
+
+def _choice_refusal(s: GameState, color: int) -> RefusalCode | None:
+    if s.pending != PENDING_COLOR:
+        return "no_color_to_choose"
+    return _color_refusal(s, color)
+
+
+def _play_refusal(s: GameState, seat: int, action: Action) -> RefusalCode | None:
+    if s.pending == PENDING_COLOR:  # before the card is looked at
+        return "color_must_be_chosen_first"
+    reason = refusal(s, seat, action.card)
+    if reason is not None:
+        return reason
+    if COLOR_OF[s.side][action.card] == NO_COLOR:
+        return _color_refusal(s, action.color)
+    return None if action.color == NO_COLOR else "color_not_allowed"
+
+
+def _draw_or_pass_refusal(s: GameState, seat: int, kind: str) -> RefusalCode | None:
     if s.pending == PENDING_COLOR:
-        raise RuleError("color_must_be_chosen_first")
-    if kind == PLAY:
-        reason = refusal(s, seat, action.card)
-        if reason is not None:
-            raise RuleError(reason)
-        if COLOR_OF[s.side][action.card] == NO_COLOR:
-            if action.color == NO_COLOR:
-                raise RuleError("color_required")
-            if action.color not in side_colors:
-                raise RuleError("color_not_in_side")
-        elif action.color != NO_COLOR:
-            raise RuleError("color_not_allowed")
-        return
+        return "color_must_be_chosen_first"
     if s.pending == PENDING_DRAWN:
-        raise RuleError("must_play_drawn_card")
+        return "must_play_drawn_card"
     if playable_cards(s, s.hands[seat]):
-        raise RuleError("must_play_when_able")
-    if kind == DRAW and not can_draw(s):
-        raise RuleError("nothing_to_draw")
-    if kind == PASS and can_draw(s):
-        raise RuleError("must_draw_first")
+        return "must_play_when_able"
+    if kind == DRAW:
+        return None if can_draw(s) else "nothing_to_draw"
+    return "must_draw_first" if can_draw(s) else None
 
 
 # ----------------------------------------------------------------------------
@@ -644,7 +658,15 @@ def _play(
     if kind in (NUMBER, WILD, DARK_WILD):  # no effect, and the most common
         s.current = _next(s, seat)
         s.turn += 1
-    elif kind in PENALTIES:
+    else:
+        _take_effect(s, seat, kind, color, shuffler, events)
+
+
+def _take_effect(
+    s: GameState, seat: Seat, kind: str, color: int, shuffler: _Shuffler, events: list[Event]
+) -> None:
+    """The effect of an action card ``seat`` just played (not its last card)."""
+    if kind in PENALTIES:
         victim = _next(s, seat)
         _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
         events.append({"type": "turn_lost", "seat": victim})
@@ -656,7 +678,7 @@ def _play(
     elif kind == SKIP_EVERYONE:
         _start_turn(s, seat)
     elif kind == REVERSE:
-        if s.players_left == 2 and s.options.two_seat_reverse_skips:
+        if s.players_left == TWO_PLAYERS and s.options.two_seat_reverse_skips:
             events.append({"type": "turn_lost", "seat": _next(s, seat)})
             _start_turn(s, seat)
         else:
@@ -730,7 +752,7 @@ def _leave(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -
     elif seat in s.passed:
         s.passed.remove(seat)
     events.append({"type": "leave", "seat": seat, "count": len(hand)})
-    if s.players_left < 2:
+    if s.players_left < TWO_PLAYERS:  # one player left: the round ends
         winner = next(SEATS[i] for i in range(s.seats) if s.active[i])
         result: RoundResult = {
             "round": s.round,

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 SINGLE_ROUND: Final[Scoring] = "single"
 TARGET: Final[Scoring] = "target"
 TARGETS: Final = (250, 500, 1000)
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 10
 
 PENDING_COLOR: Final[Pending] = "choose_color"  # a colour must be chosen before the turn goes on
 PENDING_DRAWN: Final[Pending] = "play_drawn"  # the card just drawn is playable and must be played
@@ -57,7 +59,7 @@ class Options:
     target: int = 500
 
     def __post_init__(self) -> None:
-        if not isinstance(self.seats, int) or not 2 <= self.seats <= 10:
+        if not isinstance(self.seats, int) or not MIN_SEATS <= self.seats <= MAX_SEATS:
             raise ValueError("a table has 2 to 10 seats")
         if self.scoring not in (SINGLE_ROUND, TARGET):
             raise ValueError("scoring is 'single' or 'target'")

@@ -331,7 +331,7 @@ def _legal_view(s: GameState, seat: int, names: dict[Card, Handle]) -> list[Lega
     return out
 
 
-def event_view(event: Event, seat: int | None) -> SeenEvent | None:
+def event_view(event: Event, seat: int | None) -> SeenEvent | None:  # noqa: PLR0911 (by type)
     """``event`` as ``seat`` (None: a watcher) may see it, or None when it shows nothing.
 
     A drawn card shows its active face to the player who drew it, its

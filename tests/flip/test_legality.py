@@ -131,3 +131,12 @@ def test_flip_exports_what_the_bots_need() -> None:
     assert preferred_color(bare, []) == 0  # an empty hand: the side's first colour
     assert COLOR_OF[0][hand[3]] == NO_COLOR
     assert all(0 <= c < DECK_SIZE for c in hand)
+
+
+def test_a_turn_a_colour_to_choose_comes_before_any_card_is_looked_at() -> None:
+    state = position([["moon-1"], ["star-1"]], ["dark-wild"], side=1, pending="choose_color")
+    state.color = -1
+    for number in (state.hands[0][0], state.hands[1][0], 200):
+        with pytest.raises(RuleError) as info:
+            check(state, 0, Action(PLAY, number))
+        assert info.value.code == "color_must_be_chosen_first"
