@@ -131,8 +131,8 @@ def main() -> int:
             rlcard = _per_action(
                 _rlcard_command(args.rlcard_python, rlcard_mode, args.players, []), 2000, 22000
             )
-            ratio = rlcard / flip
-            print(f"{name:31s} flip {flip:,.0f}  rlcard {rlcard:,.0f}  rlcard / flip {ratio:.2f}")
+            ratio = rlcard / flip  # fewer instructions per action: faster
+            print(f"{name:31s} flip {flip:,.0f} rlcard {rlcard:,.0f} speed flip/rlcard {ratio:.2f}")
     return 0
 
 
