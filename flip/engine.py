@@ -290,8 +290,12 @@ _MATCHING: Final[tuple[dict[int, dict[str, frozenset[int]]], ...]] = tuple(
 _RESTRICTED: Final[tuple[frozenset[int], ...]] = tuple(
     frozenset(c for c in DECK if RESTRICTED_OF[side][c]) for side in (LIGHT, DARK)
 )
+# No colour in play (a Wild's colour still to choose): no card is "of the colour in play".
 _OF_COLOR: Final[tuple[dict[int, frozenset[int]], ...]] = tuple(
-    {color: frozenset(c for c in DECK if COLOR_OF[side][c] == color) for color in _IN_PLAY}
+    {
+        color: frozenset(c for c in DECK if color != NO_COLOR and COLOR_OF[side][c] == color)
+        for color in _IN_PLAY
+    }
     for side in (LIGHT, DARK)
 )
 
