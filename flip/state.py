@@ -132,10 +132,10 @@ class GameState:
     legal_memo: tuple[Action, ...] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    #: The handles computed so far (``flip.handle``), with the round and the
-    #: number of flips they are valid for. Never saved or compared; a copy
+    #: The handles computed so far (``flip.handle``), with the round, number
+    #: of flips and seed they are valid for. Never saved or compared; a copy
     #: shares it, as a handle is a function of the seed, round, flips and card.
-    handle_memo: tuple[int, int, dict[int, Handle]] | None = field(
+    handle_memo: tuple[int, int, str, dict[int, Handle]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
     #: Other hands' sorted faces as views have shown them this round, by side

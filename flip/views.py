@@ -76,9 +76,9 @@ def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
 def _known_handles(s: GameState) -> dict[int, Handle]:
     """The handles ``handle`` has computed for the state's round and flips so far."""
     memo = s.handle_memo
-    if memo is None or memo[0] != s.round or memo[1] != s.flips:
-        memo = s.handle_memo = (s.round, s.flips, {})
-    return memo[2]
+    if memo is None or memo[0] != s.round or memo[1] != s.flips or memo[2] != s.seed:
+        memo = s.handle_memo = (s.round, s.flips, s.seed, {})
+    return memo[3]
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:

@@ -162,3 +162,13 @@ def test_memo_views_with_and_without_memos_are_the_same(seats: int) -> None:
             assert view(state, seat) == view(fresh, seat)
         seat = state.current
         state, _ = apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
+
+
+def test_memo_a_copy_given_another_seed_gets_its_own_handles() -> None:
+    state, _ = new_game(Options(seats=2), "memo")
+    card = state.hands[0][0]
+    name = handle(state, card)
+    other = state.copy()
+    other.seed = "another"
+    assert handle(other, card) != name
+    assert handle(state, card) == name
