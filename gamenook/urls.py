@@ -1,4 +1,4 @@
-"""URL root: the admin, the versioned REST API and its OpenAPI schema."""
+"""URL root: the admin, the versioned REST API and its OpenAPI schema, the web client."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -18,6 +18,8 @@ urlpatterns = [
     path("api/v1/bench/", include("games.bench")),
     # Anything else under /api/ is a JSON 404, also with DEBUG on.
     re_path(r"^api/", api_not_found),
+    # The web client: the lobby at /, the table pages, the account pages.
+    path("", include("web.urls")),
 ]
 
 handler404 = "games.apis.errors.handler404"

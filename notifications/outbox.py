@@ -33,6 +33,11 @@ def table_url(table_id: int) -> str:
     return conf.table_url_template().format(table_id=table_id)
 
 
+def replay_url(table_id: int) -> str:
+    """The link to a finished game's replay (the game-over mail)."""
+    return conf.replay_url_template().format(table_id=table_id)
+
+
 def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) -> dict[str, Any]:
     """Subject, plain text, HTML and headers of one message, from the templates."""
     unsubscribe = unsubscribe_url(user)
@@ -40,6 +45,7 @@ def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) 
         "user": user,
         "table": table,
         "table_url": table_url(table.id),
+        "replay_url": replay_url(table.id),
         "unsubscribe_url": unsubscribe,
         "site_url": conf.site_url(),
         **context,

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from .followups import table_followups
 from .jobs import BOT_TURN, FOLLOWUPS, REMIND, SEND, TIMEOUT, Dispatch, dispatch
-from .outbox import SendOutcome, outbox_enqueue, outbox_retry, outbox_send, table_url
+from .outbox import (
+    SendOutcome,
+    outbox_enqueue,
+    outbox_retry,
+    outbox_send,
+    replay_url,
+    table_url,
+)
 from .preferences import (
     PREFERENCE_FIELDS,
     PREFERENCES_DEFAULT,
@@ -48,6 +55,7 @@ __all__ = [
     "outbox_send",
     "preferences_get",
     "preferences_update",
+    "replay_url",
     "run_inline",
     "sweep",
     "sweep_bots",

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "games",
     "notifications",
     "accounts",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -91,6 +92,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# The web client's pages (web/): its log-in page, and where logging in and out lead.
+LOGIN_URL = "web:login"
+LOGIN_REDIRECT_URL = "web:home"
+LOGOUT_REDIRECT_URL = "web:login"
 
 # --- i18n / time ----------------------------------------------------------
 
@@ -201,8 +207,11 @@ GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
 GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
 
-# The link to a table in e-mails ({table_id} is filled in).
-GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/api/v1/tables/{table_id}/")
+# The links in e-mails ({table_id} is filled in): the web client's table page and replay.
+GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/tables/{table_id}/")
+GAMENOOK_REPLAY_URL = env.str(
+    "GAMENOOK_REPLAY_URL", default=SITE_URL + "/tables/{table_id}/replay/"
+)
 
 CELERY_BEAT_SCHEDULE = {
     "notifications-sweep": {
