@@ -14,7 +14,9 @@ from typing import Final
 from .types import ErrorDict, RefusalCode
 
 #: code -> the sentence a person reads.
-MESSAGES: Final[dict[RefusalCode, str]] = {
+# Keyed by str, not RefusalCode, so a code read from outside can be looked up;
+# tests/flip/test_types.py checks that the keys are exactly RefusalCode's values.
+MESSAGES: Final[dict[str, str]] = {
     "game_over": "The game is over; no more moves can be made.",
     "seat_not_in_game": "That seat is not taking part in this game.",
     "not_your_turn": "It is not your turn.",
@@ -41,7 +43,7 @@ MESSAGES: Final[dict[RefusalCode, str]] = {
 
 
 #: code -> sentence, for requests that do not have the form of an action.
-REQUEST_MESSAGES: Final[dict[RefusalCode, str]] = {
+REQUEST_MESSAGES: Final[dict[str, str]] = {
     "malformed_request": (
         'An action is an object with a "type" and, where it takes them, a "card" handle '
         'and a "color" name, each a string.'

@@ -475,11 +475,11 @@ def web_viewer_seat(table: Table, user: User) -> int | None:
 
 
 def table_replay(table: Table) -> list[dict[str, Any]]:
-    """Every open position of a finished game, from its record (``flip.replay``).
+    """Every open position of a finished game, from its record (``flip.positions``).
 
     The record is published once the game is over, so every hand is shown
     face up. Raises ``Conflict`` (``game_not_over``) before that.
     """
-    from flip.replay import open_positions
+    from flip.positions import open_positions
 
     return list(open_positions(table_record(table)))

@@ -182,3 +182,15 @@ def test_types_requests_and_errors() -> None:
         conforms(request, t.Request)
     for code in (*MESSAGES, *REQUEST_MESSAGES):
         conforms(flip.RuleError(code).as_dict(), t.ErrorDict)
+
+
+def test_types_no_submodule_shadows_a_name_flip_exports() -> None:
+    # Importing a submodule binds it on the package: a module named like an
+    # exported function (flip.replay once was both) would replace the function.
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.walk_packages(flip.__path__, "flip."):
+        importlib.import_module(module.name)
+    for name in flip.__all__:
+        assert not isinstance(getattr(flip, name), types.ModuleType), name

@@ -9,13 +9,14 @@ replay steps through these positions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
 
 from .cards import CODE_OF, COLORS, SIDES, sorted_hand
-from .engine import Action, Event, apply, new_game
+from .engine import Action, apply, new_game
 from .record import FORMAT, VERSION
 from .state import GameState, Options
+from .types import Event, GameRecord, SeenEvent
 from .views import event_view, result_view
 
 Position = dict[str, Any]
@@ -23,7 +24,7 @@ Position = dict[str, Any]
 _DIRECTIONS = {1: "clockwise", -1: "counterclockwise"}
 
 
-def _open_event(event: Event) -> Event | None:
+def _open_event(event: Event) -> SeenEvent | None:
     """``event`` with every card it names shown: a draw by the face its drawer saw."""
     seat = event.get("seat")
     return event_view(event, seat if isinstance(seat, int) else 0)
@@ -61,7 +62,7 @@ def _position(
     }
 
 
-def open_positions(record: dict[str, Any]) -> Iterator[Position]:
+def open_positions(data: Mapping[str, object]) -> Iterator[Position]:
     """Yield the position after the deal (step 0), then after each recorded action.
 
     Each position holds every hand's faces on the side in play, sorted; the
@@ -75,8 +76,9 @@ def open_positions(record: dict[str, Any]) -> Iterator[Position]:
     >>> [p["step"] for p in open_positions(Recorder(state.options, state.seed, events).to_dict())]
     [0]
     """
-    if record.get("format") != FORMAT or record.get("version") != VERSION:
+    if data.get("format") != FORMAT or data.get("version") != VERSION:
         raise ValueError("not a Wild Cards Flip game record of a known version")
+    record = cast(GameRecord, data)  # its format and version say so
     orders = iter([list(s["order"]) for s in record["shuffles"]])
     state, events = new_game(Options.from_dict(record["options"]), record["seed"], shuffles=orders)
     yield _position(state, 0, None, events)
