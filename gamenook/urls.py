@@ -12,6 +12,8 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
+    # The pages account e-mails link to (confirm an address, choose a new password).
+    path("accounts/", include("accounts.page_urls")),
     # The one-click unsubscribe link in every e-mail (no login, outside the API).
     path("notifications/", include("notifications.urls")),
     # The load benchmark's baseline; answers 404 unless GAMENOOK_BENCH_ENDPOINTS is on.
@@ -22,5 +24,7 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
+handler400 = "games.apis.errors.handler400"
+handler403 = "games.apis.errors.handler403"
 handler404 = "games.apis.errors.handler404"
 handler500 = "games.apis.errors.handler500"

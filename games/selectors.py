@@ -36,14 +36,17 @@ def seat_for(table: Table, user: User | AnonymousUser) -> Seat | None:
 def viewer_seat(table: Table, user: User | AnonymousUser) -> int | None:
     """The flip seat whose view ``user`` gets: their seat, or None for a watcher.
 
-    Raises ``Forbidden`` when the user holds no seat and the table does not
-    allow watching.
+    A player whose seat a moderator handed to a bot watches their own table
+    whatever its watcher setting. Raises ``Forbidden`` when the user holds no
+    seat, held none, and the table does not allow watching.
     """
     seat = seat_for(table, user)
     if seat is not None:
         return seat.number
     if table.allow_watchers:
         return None
+    if user.is_authenticated and table.seats.filter(previous_user=user).exists():
+        return None  # their seat went to a bot: they may still watch their own table
     raise Forbidden("This table does not allow watchers.", code="watching_not_allowed")
 
 
@@ -123,7 +126,7 @@ def tables_list(
         tables = tables.filter(status=status)
     if mine:
         # A subquery, not a join: joining seats again would multiply the ``taken`` count.
-        seated = Seat.objects.filter(user=user).values("table_id")
+        seated = Seat.objects.filter(Q(user=user) | Q(previous_user=user)).values("table_id")
         tables = tables.filter(Q(pk__in=seated) | Q(host=user))
     if open_seats:
         tables = tables.filter(status=Table.Status.LOBBY).filter(taken__lt=F("seat_count"))
@@ -483,3 +486,14 @@ def table_replay(table: Table) -> list[dict[str, Any]]:
     from flip.positions import open_positions
 
     return list(open_positions(table_record(table)))
+
+
+def user_has_history(*, user: User) -> bool:
+    """True when a table, a seat (also one since handed to a bot) or a move names ``user``.
+
+    Those rows are kept for good, so such a user can be anonymised, not deleted.
+    """
+    return (
+        Table.objects.filter(host=user).exists()
+        or Seat.objects.filter(Q(user=user) | Q(previous_user=user)).exists()
+    )
