@@ -10,18 +10,66 @@ replay steps through these positions.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import Final, NotRequired, TypedDict, cast
 
 from .cards import CODE_OF, COLORS, SIDES, sorted_hand
 from .engine import Action, apply, new_game
 from .record import FORMAT, VERSION
 from .state import GameState, Options
-from .types import Event, GameRecord, SeenEvent
+from .types import (
+    ActionType,
+    ColorName,
+    DirectionName,
+    DrawPileView,
+    Event,
+    FaceCode,
+    GameRecord,
+    Pending,
+    RankingEntry,
+    RoundResultView,
+    Seat,
+    SeenEvent,
+    SideName,
+    Source,
+)
 from .views import event_view, result_view
 
-Position = dict[str, Any]
 
-_DIRECTIONS = {1: "clockwise", -1: "counterclockwise"}
+class TakenAction(TypedDict):
+    """A recorded action as the replay shows it: its card by face."""
+
+    seat: Seat
+    source: Source
+    type: ActionType
+    face: NotRequired[FaceCode]
+    color: NotRequired[ColorName]
+
+
+class Position(TypedDict):
+    """The table after a step of a finished game, every hand face up."""
+
+    step: int
+    round: int
+    dealer: Seat
+    side: SideName
+    color: ColorName | None
+    direction: DirectionName
+    to_act: Seat | None
+    pending: Pending | None
+    hands: list[list[FaceCode]]
+    in_game: list[bool]
+    discard_pile: list[FaceCode]
+    draw_pile: DrawPileView
+    scores: list[int]
+    rounds: list[RoundResultView]
+    action: TakenAction | None
+    events: list[SeenEvent]
+    over: bool
+    winner: Seat | None
+    ranking: list[RankingEntry]
+
+
+_DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
 
 
 def _open_event(event: Event) -> SeenEvent | None:
@@ -30,9 +78,7 @@ def _open_event(event: Event) -> SeenEvent | None:
     return event_view(event, seat if isinstance(seat, int) else 0)
 
 
-def _position(
-    s: GameState, step: int, action: dict[str, Any] | None, events: list[Event]
-) -> Position:
+def _position(s: GameState, step: int, action: TakenAction | None, events: list[Event]) -> Position:
     side = s.side
     codes = CODE_OF[side]
     opened = [seen for e in events if (seen := _open_event(e)) is not None]
@@ -84,8 +130,7 @@ def open_positions(data: Mapping[str, object]) -> Iterator[Position]:
     yield _position(state, 0, None, events)
     for step, entry in enumerate(record["actions"], start=1):
         action = Action.from_dict(entry)
-        taken: dict[str, Any] = {"seat": entry["seat"], "source": entry["source"]}
-        taken["type"] = action.type
+        taken: TakenAction = {"seat": entry["seat"], "source": entry["source"], "type": action.type}
         if action.card >= 0:
             taken["face"] = CODE_OF[state.side][action.card]
         if "color" in entry:

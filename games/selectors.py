@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
 from flip.cards import SYMBOLS
+from flip.positions import Position
 
 from .errors import Conflict, Forbidden, NotFound
 from .models import Seat, Table
@@ -477,7 +478,7 @@ def web_viewer_seat(table: Table, user: User) -> int | None:
     return viewer_seat(table, user)
 
 
-def table_replay(table: Table) -> list[dict[str, Any]]:
+def table_replay(table: Table) -> list[Position]:
     """Every open position of a finished game, from its record (``flip.positions``).
 
     The record is published once the game is over, so every hand is shown

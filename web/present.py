@@ -311,7 +311,7 @@ def game(view: Mapping[str, Any], seats: list[Context], log: list[Context]) -> C
     }
 
 
-def replay_step(position: Context, seats: list[Context], total: int) -> Context:
+def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -> Context:
     """The template context of one replay position (every hand face up)."""
     names = Names(seats, None, open_faces=True)
     by_number = {seat["number"]: seat for seat in seats}

@@ -38,6 +38,7 @@ from flip import (
     watcher_view,
 )
 from flip import types as t
+from flip.positions import Position, open_positions
 
 
 def _is_typeddict(tp: object) -> bool:
@@ -167,6 +168,8 @@ def test_types_describe_what_flip_returns(seats: int) -> None:
             recorder.add(seat, action, source, events)
             steps += 1
         conforms(recorder.to_dict(), t.GameRecord)
+        for position in open_positions(json.loads(json.dumps(recorder.to_dict()))):
+            conforms(position, Position)
         for entry in state.ranking:
             conforms(entry, t.RankingEntry)
 
