@@ -103,6 +103,37 @@ class EmailForm(Form):
     )
 
 
+class PasswordChangeForm(Form):
+    current_password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    new_password = forms.CharField(
+        label="New password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    new_password_again = forms.CharField(
+        label="New password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("new_password") != data.get("new_password_again"):
+            self.add_error("new_password_again", "The two new passwords differ.")
+        return data
+
+
+class PasswordForgotForm(Form):
+    email = forms.EmailField(
+        label="Your account's e-mail address",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
 class PreferencesForm(Form):
     your_turn = forms.BooleanField(label="When it is my turn", required=False)
     reminder = forms.BooleanField(label="Halfway through my time", required=False)

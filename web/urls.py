@@ -1,7 +1,7 @@
 """Routes of the web client, mounted at the site root by gamenook.urls."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse_lazy
 
 from . import views
 
@@ -12,12 +12,15 @@ urlpatterns: list[URLPattern] = [
     path(
         "login/",
         auth_views.LoginView.as_view(
-            template_name="web/login.html", redirect_authenticated_user=True
+            template_name="web/login.html",
+            redirect_authenticated_user=True,
+            extra_context={"password_reset_url": reverse_lazy("web:password-forgot")},
         ),
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("signup/", views.signup, name="signup"),
+    path("password-reset/", views.password_forgot, name="password-forgot"),
     path("account/", views.account, name="account"),
     path("tables/new/", views.table_create, name="table-create"),
     path("tables/<int:table_id>/", views.table_page, name="table"),

@@ -14,10 +14,11 @@ when the move was refused, the rule's sentence. Nothing reloads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -35,7 +36,16 @@ from games.followups import run_bots_after_commit
 from notifications import services as notifications
 
 from . import present
-from .forms import ActionForm, BotForm, EmailForm, PreferencesForm, SignUpForm, TableForm
+from .forms import (
+    ActionForm,
+    BotForm,
+    EmailForm,
+    PasswordChangeForm,
+    PasswordForgotForm,
+    PreferencesForm,
+    SignUpForm,
+    TableForm,
+)
 
 LIVE_HEADER = "X-Gamenook-Live"
 
@@ -75,51 +85,133 @@ def signup(request: HttpRequest) -> HttpResponse:
                 username=data["username"], email=data["email"], password=data["password"]
             )
         except ServiceError as exc:
-            for field, errors in exc.fields.items():
-                for error in errors:
-                    form.add_error(field if field in form.fields else None, error)
-            if not exc.fields:
-                form.add_error(None, exc.message)
+            _form_errors(form, exc)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.username}. Open a table or join one.")
+            messages.success(
+                request,
+                f"Welcome, {user.username}. Open a table or join one. We mailed a link to "
+                f"{user.email}: follow it to get game e-mail.",
+            )
             return redirect("web:home")
     return render(request, "web/signup.html", {"form": form})
+
+
+def _form_errors(form: Any, error: ServiceError) -> None:
+    """Put a service's refusal on the form: each field's messages, or the sentence."""
+    for field, errors in error.fields.items():
+        for message in errors:
+            form.add_error(field if field in form.fields else None, message)
+    if not error.fields:
+        form.add_error(None, error.message)
+
+
+@require_http_methods(["GET", "POST"])
+def password_forgot(request: HttpRequest) -> HttpResponse:
+    """Ask for a password reset link; the answer is the same whether the address has an account."""
+    form = PasswordForgotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        accounts.password_reset_request(email=form.cleaned_data["email"])
+        messages.success(
+            request,
+            "If an account uses that address, a link to choose a new password is on its way.",
+        )
+        return redirect("web:login")
+    return render(request, "web/password_forgot.html", {"form": form})
+
+
+# Each form of the account page: (request, user, the page's forms) -> the success
+# message, or None when the form was refused (its errors are on the form).
+_AccountForm = Callable[[HttpRequest, User, dict[str, Any]], str | None]
+
+
+def _save_email(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["email_form"] = EmailForm(request.POST)
+    if not form.is_valid():
+        return None
+    try:
+        accounts.user_update(user=user, email=form.cleaned_data["email"])
+    except ServiceError as error:
+        _form_errors(form, error)
+        return None
+    return "Your e-mail address is saved."
+
+
+def _send_verification(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    if accounts.email_verification_send(user=user):
+        return f"A new confirmation link is on its way to {user.email}."
+    return "A link went out less than a minute ago: look for it, or try again shortly."
+
+
+def _change_password(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["password_form"] = PasswordChangeForm(request.POST)
+    if not form.is_valid():
+        return None
+    try:
+        accounts.password_change(
+            user=user,
+            current_password=form.cleaned_data["current_password"],
+            new_password=form.cleaned_data["new_password"],
+        )
+    except ServiceError as error:
+        _form_errors(form, error)
+        return None
+    update_session_auth_hash(request, user)  # this browser stays logged in
+    return "Your password is changed; your API tokens were revoked."
+
+
+def _save_preferences(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["prefs_form"] = PreferencesForm(request.POST)
+    if not form.is_valid():
+        return None
+    accounts.user_update(user=user, notifications_changes=form.cleaned_data)
+    return "Your e-mail preferences are saved."
+
+
+def _unsubscribe(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    notifications.user_unsubscribe(user)
+    return "You will get no more e-mail from Gamenook."
+
+
+def _resubscribe(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    notifications.preferences_update(user, unsubscribed_all=False)
+    return "E-mail is on again, as your preferences say."
+
+
+_ACCOUNT_FORMS: dict[str, _AccountForm] = {
+    "email": _save_email,
+    "verify": _send_verification,
+    "password": _change_password,
+    "preferences": _save_preferences,
+    "unsubscribe": _unsubscribe,
+    "resubscribe": _resubscribe,
+}
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     user = _user(request)
-    prefs = notifications.preferences_get(user)
-    email_form = EmailForm(initial={"email": user.email})
-    prefs_form = PreferencesForm(initial=prefs)
+    forms: dict[str, Any] = {
+        "email_form": EmailForm(initial={"email": user.email}),
+        "password_form": PasswordChangeForm(),
+        "prefs_form": PreferencesForm(initial=notifications.preferences_get(user)),
+    }
     if request.method == "POST":
-        what = request.POST.get("form")
-        if what == "email":
-            email_form = EmailForm(request.POST)
-            if email_form.is_valid():
-                accounts.user_update(user=user, email=email_form.cleaned_data["email"])
-                messages.success(request, "Your e-mail address is saved.")
-                return redirect("web:account")
-        elif what == "preferences":
-            prefs_form = PreferencesForm(request.POST)
-            if prefs_form.is_valid():
-                accounts.user_update(user=user, notifications_changes=prefs_form.cleaned_data)
-                messages.success(request, "Your e-mail preferences are saved.")
-                return redirect("web:account")
-        elif what == "unsubscribe":
-            notifications.user_unsubscribe(user)
-            messages.success(request, "You will get no more e-mail from Gamenook.")
-            return redirect("web:account")
-        elif what == "resubscribe":
-            notifications.preferences_update(user, unsubscribed_all=False)
-            messages.success(request, "E-mail is on again, as your preferences say.")
+        handle = _ACCOUNT_FORMS.get(request.POST.get("form", ""))
+        done = None if handle is None else handle(request, user, forms)
+        if done is not None:
+            messages.success(request, done)
             return redirect("web:account")
     return render(
         request,
         "web/account.html",
-        {"email_form": email_form, "prefs_form": prefs_form, "prefs": prefs},
+        {
+            **forms,
+            "prefs": notifications.preferences_get(user),
+            "verified": notifications.email_is_verified(user),
+        },
+        status=400 if request.method == "POST" else 200,
     )
 
 
