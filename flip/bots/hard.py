@@ -34,7 +34,8 @@ under 50 ms on a 2-core machine: see docs/bots.md.
 from __future__ import annotations
 
 import random
-from typing import Final
+from collections.abc import Iterable
+from typing import Final, cast
 
 from ..cards import (
     CARDS_BY_FACE,
@@ -42,6 +43,7 @@ from ..cards import (
     COLOR_OF,
     COLORS,
     DARK,
+    DECK,
     DECK_SIZE,
     DRAW_FIVE,
     DRAW_ONE,
@@ -65,6 +67,7 @@ from ..engine import (
     playable_cards,
 )
 from ..state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
+from ..types import Card, Pending, Seat
 from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
 from .normal import NormalBot
 
@@ -90,12 +93,12 @@ _SKIP_ALL: Final = tuple(
     tuple(KIND_OF[side][c] == SKIP_EVERYONE for c in range(DECK_SIZE)) for side in (LIGHT, DARK)
 )
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
-_PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
+_PLAY: Final = tuple(Action(PLAY, c) for c in DECK)
 _DRAW: Final = Action(DRAW)
 _PASS: Final = Action(PASS)
 
 
-def _most_color(side: int, hand: list[int], skip: int = -1) -> int:
+def _most_color(side: int, hand: Iterable[int], skip: int = -1) -> int:
     colors = COLOR_OF[side]
     base = SIDE_COLORS[side][0]
     counts = [0, 0, 0, 0]
@@ -342,20 +345,21 @@ class Sampler:
         if self.top_slot >= 0:
             draw.append(got[self.top_slot])
         cards = dict(zip(self.handles, hands[self.me], strict=True))
+        # The sampler works on plain ints; the state holds flip's Card and Seat.
         state = GameState(
             options=self.options,
             seed=seed,
             round=self.round,
-            dealer=self.dealer,
+            dealer=Seat(self.dealer),
             side=self.side,
-            hands=hands,
-            draw=draw,
-            discard=got[d0:d1],
+            hands=cast("list[list[Card]]", hands),
+            draw=cast("list[Card]", draw),
+            discard=cast("list[Card]", got[d0:d1]),
             color=self.color,
             direction=self.direction,
-            current=self.current,
-            pending=self.pending,
-            drawn=-1 if self.drawn_handle is None else cards[self.drawn_handle],
+            current=Seat(self.current),
+            pending=cast("Pending | None", self.pending),
+            drawn=Card(-1 if self.drawn_handle is None else cards[self.drawn_handle]),
             active=self.active[:],
             passed=[],
             scores=[0] * self.seats,
@@ -450,6 +454,6 @@ def _to_action(req: Request, cards: dict[str, int]) -> Action:
     color = req.get("color")
     return Action(
         req["type"],
-        -1 if card is None else cards[card],
+        Card(-1 if card is None else cards[card]),
         NO_COLOR if color is None else COLORS.index(color),
     )
