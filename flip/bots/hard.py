@@ -64,7 +64,8 @@ from ..engine import (
     next_seat,
     playable_cards,
 )
-from ..state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
+from ..sampling import Placement, rebuild
+from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
 from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
 from .normal import NormalBot
 
@@ -284,21 +285,20 @@ class Sampler:
         # A memory is of the flip that turned the table to the side in play.
         if memory is not None and memory["round"] == view["round"]:
             self.slots = self._remembered(memory)
-        self.draw_count: int = view["draw_pile"]["count"]
-        color = view["color"]
-        self.color = NO_COLOR if color is None else COLORS.index(color)
-        self.direction = 1 if view["direction"] == "clockwise" else -1
-        self.current: int = view["to_act"]
         pending = view["pending"]
-        self.pending: str | None = None if pending is None else pending["type"]
         self.drawn_handle: str | None = None
-        if self.pending == PENDING_DRAWN:
+        if pending is not None and pending["type"] == PENDING_DRAWN:
             self.drawn_handle = view["legal_actions"][0]["card"]
-        self.round: int = view["round"]
-        self.dealer: int = view["dealer"]
-        self.scores: list[int] = list(view["scores"])
-        options = view.get("options")
-        self.options = Options.from_dict(options) if options else Options(seats=self.seats)
+        self.view = view
+
+    def left_points(self) -> list[int | None]:
+        """A guess at the points each leaver gave up: the seat never saw them counted.
+
+        Only the final ranking reads them, to order leavers among themselves,
+        and no rollout plays that far; 0 is what the engine records for a
+        seat that leaves with nothing in hand.
+        """
+        return [None if active else 0 for active in self.active]
 
     def _remembered(self, memory: View) -> list[tuple[int, ...]]:
         then = SIDE_BY_NAME[memory["side"]]
@@ -342,24 +342,15 @@ class Sampler:
         if self.top_slot >= 0:
             draw.append(got[self.top_slot])
         cards = dict(zip(self.handles, hands[self.me], strict=True))
-        state = GameState(
-            options=self.options,
-            seed=seed,
-            round=self.round,
-            dealer=self.dealer,
-            side=self.side,
+        placement = Placement(
             hands=hands,
-            draw=draw,
             discard=got[d0:d1],
-            color=self.color,
-            direction=self.direction,
-            current=self.current,
-            pending=self.pending,
+            draw=draw,
+            left_points=self.left_points(),
             drawn=-1 if self.drawn_handle is None else cards[self.drawn_handle],
-            active=self.active[:],
-            passed=[],
-            scores=[0] * self.seats,
         )
+        # The sampler builds the placement from the view, so it needs no check.
+        state = rebuild(self.view, placement, seed=seed, validate=False)
         return state, cards
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from flip import FACES, LIGHT, Options, apply, flip_memory, new_game, view
+from flip import FACES, LEAVE, LIGHT, Action, Options, apply, flip_memory, new_game, view
 from flip.bots import LEVELS, Bot, make_bot
 from flip.bots.hard import HardBot, Sampler
 from flip.bots.tournament import to_action
@@ -460,3 +460,24 @@ def test_tournament_cli_rejects_a_wrong_bot_list() -> None:
         main(["tournament", "--games", "1", "--players", "3", "--bots", "hard,normal"])
     with pytest.raises(SystemExit):
         main(["tournament", "--games", "1", "--players", "2", "--bots", "hard,expert"])
+
+
+# ----------------------------------------------------------------------------
+# Issue 9, section 1: a seat has left and Hard is to move
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_level_plays_on_after_a_seat_concedes_at_three_seats(level: str) -> None:
+    # Alice (seat 1) concedes at once; bob and the bot play the round out. Hard's
+    # sampled states once lacked the leaver's points and raised in the ranking.
+    for game in range(6):
+        state, _ = new_game(Options(seats=3), f"conceded:{game}")
+        state, _ = apply(state, 1, Action(LEAVE))
+        players = {0: bot(level, f"c:{game}"), 2: bot("normal", f"c:{game}:2")}
+        while not state.over:
+            seat = state.current
+            seen = view(state, seat)
+            req = players[seat].choose(seen, flip_memory(state, seat))
+            assert_legal(seen, req)
+            apply(state, seat, to_action(state, seat, req), inplace=True)
+        assert state.winner in (0, 2)
