@@ -112,8 +112,8 @@ def invariants(s: GameState) -> list[str]:
 class Mix:
     """How often each disturbance happens, per action."""
 
-    leave: float = 0.01  # a random seat concedes
-    leave_pending: float = 0.15  # the seat to act concedes while something is pending
+    leave: float = 0.002  # a random seat concedes
+    leave_pending: float = 0.05  # the seat to act concedes while something is pending
     timeout: float = 0.05  # the seat to act times out
     handover: float = 0.01  # the seat to act is handed to another level
     last_one: float = 0.1  # per table: concessions until one player remains
@@ -168,7 +168,7 @@ def play_table(
         if check is not None:
             check(state)
         seat = state.current
-        leave_rate = mix.leave * (20 if last_one else 1)
+        leave_rate = mix.leave * (25 if last_one else 1)
         if state.pending is not None and rng.random() < mix.leave_pending:
             _leave(state, seat, played, state.pending)
             continue
