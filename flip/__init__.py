@@ -6,7 +6,8 @@ The narrow interface the service uses:
   returning the new state and the events it caused;
 - ``legal_actions(state, seat)``, the single source of truth for legality;
 - ``view(state, seat)`` / ``watcher_view(state)`` and ``events_view``, the
-  only way facts leave the engine;
+  only way facts leave the engine; ``flip_memory`` and ``public_history``,
+  what a seat saw earlier in the round, for its own bot only;
 - ``timeout_action(state)``, the plain move of PRODUCT.md ruling 4;
 - ``Recorder`` and ``replay`` for game records.
 """
@@ -28,6 +29,7 @@ from .engine import (
     timeout_action,
 )
 from .errors import MESSAGES, RuleError
+from .history import public_history
 from .record import Recorder, replay
 from .state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
 from .views import (
@@ -72,6 +74,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "parse_face",
+    "public_history",
     "refusal",
     "replay",
     "timeout_action",

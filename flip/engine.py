@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import history as hist
 from .cards import (
     CARDS_BY_FACE,
     COLOR_OF,
@@ -153,6 +154,7 @@ def new_game(
 def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     """Start a round: shuffle, deal seven each one at a time, turn the starter."""
     s.round += 1
+    s.history = []  # the public record of the new round
     s.side = LIGHT
     s.flips = 0
     s.last_flip = None
@@ -185,6 +187,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         s.draw.append(starter)
         s.draw = shuffler.shuffle(s, s.draw, "starter", events)
     s.discard.append(starter)
+    hist.note(s, hist.STARTER, 0, starter)
     events.append({"type": "starter", "card": starter})
     s.turn += 1
     s.color = COLOR_OF[LIGHT][starter]
@@ -429,6 +432,7 @@ def apply(
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
+        hist.note(s, hist.CHOOSE, seat, 0, action.color)
         events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
     elif kind == PASS:
         _pass(s, seat, shuffler, events)
@@ -446,6 +450,7 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
         rest = s.discard
         s.discard = [top]
         s.draw = shuffler.shuffle(s, rest, "reshuffle", events)
+        hist.note(s, hist.RESHUFFLE)
     return s.draw.pop()
 
 
@@ -468,6 +473,7 @@ def _draw_cards(
             break  # the piles are exhausted: a short draw
         hand.append(card)
         drawn.append(card)
+        hist.note(s, hist.PENALTY, seat, card)
         if count is None and colors[card] == until:
             break
     if drawn:
@@ -492,6 +498,7 @@ def _play(
     s.passed = []
     wild = COLOR_OF[side][card] == NO_COLOR
     s.color = color if wild else COLOR_OF[side][card]
+    hist.note(s, hist.PLAY, seat, card, color)
     kind = KIND_OF[side][card]
     event: Event = {"type": "play", "seat": seat, "card": card, "side": side}
     if wild:
@@ -553,6 +560,7 @@ def _flip(s: GameState, events: list[Event]) -> None:
 def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
     card = _draw_one(s, shuffler, events)
     s.hands[seat].append(card)
+    hist.note(s, hist.DRAW, seat, card)
     s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
     if _match_refusal(s, s.hands[seat], card) is None:
@@ -564,6 +572,7 @@ def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]
 
 def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
     events.append({"type": "pass", "seat": seat})
+    hist.note(s, hist.PASS, seat)
     if seat not in s.passed:
         s.passed.append(seat)
     if _everyone_passed(s):
@@ -585,6 +594,9 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     s.hands[seat] = []
     s.active[seat] = False
     s.left_order.append(seat)
+    hist.note(s, hist.LEAVE, seat)
+    for card in hand:
+        hist.note(s, hist.LEFT, seat, card)
     if hand:
         # The hand went under the draw pile: there is something to draw again,
         # so earlier passes no longer make a blocked round (nothing to draw).

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .history import decode, encode
+
 SINGLE_ROUND = "single"
 TARGET = "target"
 TARGETS = (250, 500, 1000)
@@ -85,6 +87,11 @@ class GameState:
     #: ``flip.views.flip_memory``; None before the round's first flip.
     last_flip: dict[str, Any] | None = None
     actions: int = 0
+    #: The round's public record (``flip.history``): one integer per card
+    #: moved or choice made (three characters each in ``to_dict``), reset by
+    #: every deal; None when it was not kept from the round's start (an older
+    #: snapshot, a rebuilt sample).
+    history: list[int] | None = None
     scores: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
     left_order: list[int] = field(default_factory=list)
@@ -124,6 +131,7 @@ class GameState:
             flips=self.flips,
             last_flip=self.last_flip,  # replaced at every flip, never mutated
             actions=self.actions,
+            history=None if self.history is None else self.history[:],
             scores=self.scores[:],
             left_points=self.left_points[:],
             left_order=self.left_order[:],
@@ -156,6 +164,7 @@ class GameState:
             "flips": self.flips,
             "last_flip": _copy_last_flip(self.last_flip),
             "actions": self.actions,
+            "history": None if self.history is None else encode(self.history),
             "scores": self.scores[:],
             "left_points": self.left_points[:],
             "left_order": self.left_order[:],
@@ -188,6 +197,7 @@ class GameState:
             flips=data["flips"],
             last_flip=_copy_last_flip(data.get("last_flip")),
             actions=data["actions"],
+            history=None if data.get("history") is None else decode(data["history"]),
             scores=list(data["scores"]),
             left_points=list(data["left_points"]),
             left_order=list(data["left_order"]),
