@@ -34,6 +34,7 @@ under 50 ms on a 2-core machine: see docs/bots.md.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Final
 
 from ..cards import (
@@ -45,6 +46,7 @@ from ..cards import (
     DECK_SIZE,
     DRAW_FIVE,
     DRAW_ONE,
+    FACES,
     KIND_OF,
     LIGHT,
     NO_COLOR,
@@ -64,10 +66,12 @@ from ..engine import (
     next_seat,
     playable_cards,
 )
+from ..history import History
 from ..sampling import Placement, rebuild
 from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
-from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
-from .normal import NormalBot
+from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
+from .normal import Context, NormalBot, play_score
+from .reading import Reading, read
 
 #: Simulated actions per decision, summed over every rollout of every candidate.
 #: New determinisations are drawn until the budget is spent (a count, not a clock).
@@ -166,6 +170,45 @@ def rollout_policy(s: GameState, rng: random.Random) -> Action:
     return _PLAY[best]
 
 
+_NAMES: Final = tuple(tuple(COLORS[c] for c in sc) for sc in SIDE_COLORS)
+
+
+def normal_policy(s: GameState, rng: random.Random) -> Action:
+    """The move Normal would make for the seat to act, read from the state.
+
+    The same rules of thumb as ``NormalBot`` (``play_score``, ``best_color``)
+    over what that seat sees (its hand, hand sizes, the other hands' visible
+    faces), so Hard's rollouts expect every seat to play as Normal does.
+    """
+    seat = s.current
+    side = s.side
+    hand = s.hands[seat]
+    faces = FACES[side]
+    names = _NAMES[side]
+    if s.pending == PENDING_COLOR:
+        color = best_color(list(names), [faces[c] for c in hand], side, rng)
+        return _CHOOSE[side][names.index(color)]
+    options = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
+    if not options:
+        return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
+    if len(options) == 1 and faces[options[0]].color != NO_COLOR:
+        return _PLAY[options[0]]
+    ctx = Context.of_state(s)
+    best = _PASS
+    best_score = -1e9
+    for c in options:
+        rest = [faces[x] for x in hand if x != c]
+        score = play_score(faces[c], rest, ctx) + rng.random() * 0.5
+        if score > best_score:
+            best_score = score
+            if faces[c].color == NO_COLOR:
+                color = best_color(list(names), rest, side, rng)
+                best = Action(PLAY, c, COLORS.index(color))
+            else:
+                best = _PLAY[c]
+    return best
+
+
 def leaf_value(s: GameState, me: int) -> float:
     """``me``'s chance of winning, guessed from how many cards everyone holds."""
     if s.over:
@@ -183,16 +226,25 @@ def leaf_value(s: GameState, me: int) -> float:
     return mine / weights
 
 
-def rollout(s: GameState, me: int, rng: random.Random, depth: int) -> tuple[float, int]:
-    """Play ``s`` on with ``rollout_policy`` for ``depth`` actions or to the end.
+Policy = Callable[[GameState, random.Random], Action]
+
+
+def rollout(
+    s: GameState, me: int, rng: random.Random, depth: int, policy: Policy = rollout_policy
+) -> tuple[float, int]:
+    """Play ``s`` on with ``policy`` for ``depth`` actions or to the end.
 
     Returns ``leaf_value`` where it stops and the number of actions taken.
     """
     steps = 0
     while not s.over and steps < depth:
-        apply(s, s.current, rollout_policy(s, rng), inplace=True)
+        apply(s, s.current, policy(s, rng), inplace=True)
         steps += 1
     return leaf_value(s, me), steps
+
+
+#: How the rollouts play every seat.
+POLICY: Policy = normal_policy
 
 
 # ----------------------------------------------------------------------------
@@ -250,7 +302,9 @@ class Sampler:
     candidates admit no assignment, the view's alone are used.
     """
 
-    def __init__(self, view: View, memory: View | None = None) -> None:
+    def __init__(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> None:
         self.me: int = view["seat"]
         self.seats: int = view["seats"]
         side = SIDE_BY_NAME[view["side"]]
@@ -282,8 +336,11 @@ class Sampler:
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
         self.plain = slots
-        # A memory is of the flip that turned the table to the side in play.
-        if memory is not None and memory["round"] == view["round"]:
+        reading = None if history is None else read(view, history)
+        if reading is not None:
+            self.slots = self._read(reading)
+        elif memory is not None and memory["round"] == view["round"]:
+            # A memory is of the flip that turned the table to the side in play.
             self.slots = self._remembered(memory)
         pending = view["pending"]
         self.drawn_handle: str | None = None
@@ -299,6 +356,19 @@ class Sampler:
         seat that leaves with nothing in hand.
         """
         return [None if active else 0 for active in self.active]
+
+    def _read(self, reading: Reading) -> list[tuple[int, ...]]:
+        slots = list(self.plain)
+        a, _ = self.hand_slots
+        for k, cands in enumerate(reading.hands[self.me]):
+            slots[a + k] = tuple(sorted(cands))
+        for seat, a, _ in self.other_slots:
+            for k, cands in enumerate(reading.hands.get(seat, ())):
+                slots[a + k] = tuple(sorted(cands))
+        d0, _ = self.discard_slots
+        for k, cands in enumerate(reading.discard):
+            slots[d0 + k] = tuple(sorted(cands))
+        return slots
 
     def _remembered(self, memory: View) -> list[tuple[int, ...]]:
         then = SIDE_BY_NAME[memory["side"]]
@@ -384,12 +454,21 @@ def _candidates(view: View) -> list[Request]:
 class HardBot(Bot):
     level = "hard"
 
-    def __init__(self, seed: str | int, budget: int = BUDGET, depth: int = DEPTH) -> None:
+    def __init__(
+        self,
+        seed: str | int,
+        budget: int = BUDGET,
+        depth: int = DEPTH,
+        policy: Policy | None = None,
+    ) -> None:
         super().__init__(seed)
         self.budget = budget
         self.depth = depth
+        self.policy = POLICY if policy is None else policy
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         one = only_choice(view)
         if one is not None:
             return one
@@ -402,7 +481,7 @@ class HardBot(Bot):
         if first and first[0] >= MAX_CANDIDATES:
             candidates.insert(0, candidates.pop(first[0]))
         candidates = candidates[:MAX_CANDIDATES]
-        sampler = Sampler(view, memory)
+        sampler = Sampler(view, memory, history)
         me = sampler.me
         totals = [0.0] * len(candidates)
         spent = samples = 0
@@ -412,7 +491,7 @@ class HardBot(Bot):
             for i, req in enumerate(candidates):
                 s = base.copy()
                 apply(s, me, _to_action(req, cards), inplace=True)
-                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth)
+                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth, self.policy)
                 totals[i] += result
                 spent += steps + OVERHEAD
             samples += 1

@@ -26,6 +26,7 @@ from typing import Any
 from ..cards import (
     DRAW_FIVE,
     DRAW_ONE,
+    FACES,
     FLIP,
     NO_COLOR,
     REVERSE,
@@ -33,6 +34,9 @@ from ..cards import (
     SKIP_EVERYONE,
     Face,
 )
+from ..engine import next_seat as next_seat_of
+from ..history import History
+from ..state import GameState
 from .base import (
     FACE_BY_CODE,
     OTHER_FACES,
@@ -86,7 +90,9 @@ def expected_other_badness(faces: list[Face]) -> float:
 class NormalBot(Bot):
     level = "normal"
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         one = only_choice(view)
         if one is not None:
             return one
@@ -97,7 +103,7 @@ class NormalBot(Bot):
         first = legal[0]
         if first["type"] == "choose_color":
             return request("choose_color", color=best_color(first["colors"], faces, side, self.rng))
-        ctx = _Context(view)
+        ctx = Context(view)
         best: tuple[float, Request] | None = None
         for entry in legal:
             if entry["type"] != "play":
@@ -115,10 +121,17 @@ class NormalBot(Bot):
         return best[1]
 
 
-class _Context:
+class Context:
     """What the rules of thumb need to know about the table."""
 
     __slots__ = ("danger", "min_opp", "next_count", "prev_count", "seats_left", "threat_faces")
+
+    danger: bool
+    min_opp: int
+    next_count: int
+    prev_count: int
+    seats_left: int
+    threat_faces: list[list[Face]]
 
     def __init__(self, view: View) -> None:
         me = view["seat"]
@@ -136,6 +149,33 @@ class _Context:
         self.threat_faces = [
             [FACE_BY_CODE[code] for code in p.get("faces", [])] for p in others if p["count"] <= 2
         ]
+
+    @classmethod
+    def of_state(cls, s: GameState) -> Context:
+        """The same context read from a whole state, for simulations that own one.
+
+        Hard's rollouts play every seat as Normal would; they read only what
+        the seat to act could see (hand sizes, the other hands' visible faces).
+        """
+        ctx = cls.__new__(cls)
+        me = s.current
+        hands = s.hands
+        others = [i for i in range(s.seats) if i != me and s.active[i]]
+        ctx.seats_left = len(others) + 1
+        ctx.min_opp = min((len(hands[i]) for i in others), default=99)
+        ctx.danger = ctx.min_opp <= 2
+        ctx.next_count = len(hands[next_seat_of(s, me)])
+        prv = (me - s.direction) % s.seats
+        while not s.active[prv]:
+            prv = (prv - s.direction) % s.seats
+        ctx.prev_count = len(hands[prv])
+        visible = FACES[s.side ^ 1]
+        ctx.threat_faces = [
+            sorted((visible[c] for c in hands[i]), key=lambda f: (f.sort_key, f.code))
+            for i in others
+            if len(hands[i]) <= 2
+        ]
+        return ctx
 
 
 #: The weights of the rules of thumb (tuned by tournaments against Easy).
@@ -157,7 +197,7 @@ W: dict[str, float] = {
 }
 
 
-def play_score(face: Face, rest: list[Face], ctx: _Context) -> float:
+def play_score(face: Face, rest: list[Face], ctx: Context) -> float:
     """How much Normal likes playing ``face`` and keeping ``rest``."""
     w = W
     score = face.points * (w["points_danger"] if ctx.danger else w["points"])
@@ -187,7 +227,7 @@ def play_score(face: Face, rest: list[Face], ctx: _Context) -> float:
     return score
 
 
-def flip_value(rest: list[Face], ctx: _Context) -> float:
+def flip_value(rest: list[Face], ctx: Context) -> float:
     """Positive when the hand looks better on the other side."""
     value = hand_badness(rest) - expected_other_badness(rest)
     for faces in ctx.threat_faces:
@@ -198,4 +238,4 @@ def flip_value(rest: list[Face], ctx: _Context) -> float:
     return value
 
 
-__all__ = ["NormalBot", "expected_other_badness", "hand_badness", "play_score"]
+__all__ = ["Context", "NormalBot", "expected_other_badness", "hand_badness", "play_score"]

@@ -1,8 +1,9 @@
 """Bot tournaments: play many games between bot levels and report how each did.
 
-Bots are driven exactly as the service drives them: ``view(state, seat)`` and
-``flip_memory(state, seat)`` go to ``bot.choose``, and the request that comes
-back is translated with ``card_for_handle`` and ``color_code``. Decision time
+Bots are driven exactly as the service drives them: ``view(state, seat)``,
+``flip_memory(state, seat)`` and ``public_history(state, seat)`` go to
+``bot.choose``, and the request that comes back is translated with
+``card_for_handle`` and ``color_code``. Decision time
 is measured here, around ``choose`` only, never inside a bot.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from ..cards import NO_COLOR, color_code
 from ..engine import Action, apply, new_game
+from ..history import public_history
 from ..state import GameState, Options
 from ..views import card_for_handle, flip_memory, view
 from . import LEVELS, make_bot
@@ -70,9 +72,10 @@ def play_game(
         seat = state.current
         seen = view(state, seat)
         memory = flip_memory(state, seat)
+        history = public_history(state, seat)
         cpu = time.process_time()
         started = time.perf_counter()
-        req = bots[seat].choose(seen, memory)
+        req = bots[seat].choose(seen, memory, history)
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if times is not None:
