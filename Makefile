@@ -12,9 +12,9 @@ help:
 	@echo "make worker     a Celery worker alone (broker: CELERY_BROKER_URL, default files under .broker/)"
 	@echo "make beat       Celery beat alone: the deadline sweep every GAMENOOK_SWEEP_SECONDS"
 	@echo "make test       install, then ruff, mypy and the whole test suite"
-	@echo "make lint       ruff check and ruff format --check"
+	@echo "make lint       ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make format     ruff format and ruff check --fix"
-	@echo "make typecheck  mypy (strict on flip/)"
+	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
@@ -42,6 +42,7 @@ beat: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: venv
 	$(BIN)/ruff format .
@@ -49,7 +50,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications gamenook
+	$(BIN)/mypy games notifications accounts gamenook
 
 test: lint typecheck
 	$(BIN)/pytest

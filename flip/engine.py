@@ -231,51 +231,21 @@ def can_draw(s: GameState) -> bool:
     return bool(s.draw) or len(s.discard) > 1
 
 
-def refusal(s: GameState, seat: int, card: int) -> str | None:
-    """Why ``seat`` may not play ``card`` now, or None when it may.
+def playable_cards(s: GameState, hand: list[int]) -> list[int]:
+    """The cards of ``hand`` that may be played on the table now.
 
-    This is the one place that decides whether a card can be played: legal
-    actions, validation, views and the timeout move all ask it.
+    This is the one matching rule of the game (section "A turn"): a card is
+    playable when its active face has the colour in play, the top card's
+    number or action, or is a Wild; a Wild Draw 2 or Wild Draw Color only
+    when the hand holds no card of the colour in play. Any pending decision
+    is ignored: ``refusal``, ``check``, ``legal_actions``, ``timeout_action``,
+    the drawn-card test and the views all derive from this function, and the
+    bots may call it on states they simulate.
     """
-    if s.over:
-        return "game_over"
-    if not s.active[seat]:
-        return "seat_not_in_game"
-    if seat != s.current:
-        return "not_your_turn"
-    if card not in s.hands[seat]:
-        return "card_not_in_hand"
-    if s.pending == PENDING_COLOR:
-        return "color_must_be_chosen_first"
-    if s.pending == PENDING_DRAWN:
-        return None if card == s.drawn else "must_play_drawn_card"
-    return _match_refusal(s, s.hands[seat], card)
-
-
-def _match_refusal(s: GameState, hand: list[int], card: int) -> str | None:
-    side = s.side
-    colors = COLOR_OF[side]
-    color = colors[card]
-    if color == NO_COLOR:
-        if RESTRICTED_OF[side][card]:
-            in_play = s.color
-            for c in hand:
-                if colors[c] == in_play:
-                    return "restricted_wild_blocked"
-        return None
-    if color == s.color:
-        return None
-    keys = KEY_OF[side]
-    if keys[card] == keys[s.discard[-1]]:
-        return None
-    return "card_does_not_match"
-
-
-def _playable(s: GameState, hand: list[int]) -> list[int]:
-    """The cards of ``hand`` that match now (no pending decision)."""
     side = s.side
     colors = COLOR_OF[side]
     keys = KEY_OF[side]
+    restricted_of = RESTRICTED_OF[side]
     in_play = s.color
     top_key = keys[s.discard[-1]]
     out: list[int] = []
@@ -284,7 +254,7 @@ def _playable(s: GameState, hand: list[int]) -> list[int]:
     for c in hand:
         color = colors[c]
         if color == NO_COLOR:
-            if RESTRICTED_OF[side][c]:
+            if restricted_of[c]:
                 restricted.append(c)
             else:
                 out.append(c)
@@ -294,17 +264,71 @@ def _playable(s: GameState, hand: list[int]) -> list[int]:
         elif keys[c] == top_key:
             out.append(c)
     if restricted and not holds_color:
+        # After the others: legal_actions lists them in this order, and a
+        # seeded random choice among them must stay the same game.
         out.extend(restricted)
     return out
 
 
-def playable_cards(s: GameState, hand: list[int]) -> list[int]:
-    """The cards of ``hand`` that match now, ignoring any pending decision.
+def _unplayable_reason(s: GameState, card: int) -> str:
+    """Why ``playable_cards`` left ``card`` out: a Wild is only ever left out
+    for the restriction, any other card for not matching."""
+    if RESTRICTED_OF[s.side][card]:
+        return "restricted_wild_blocked"
+    return "card_does_not_match"
 
-    For simulations (the bots) that apply their own policy in place; it is the
-    same test ``legal_actions`` and ``check`` use.
+
+def _turn_refusal(s: GameState, playable: list[int] | None, card: int) -> str | None:
+    """Why the seat to act may not play ``card`` of its hand now, or None.
+
+    ``playable`` is ``playable_cards`` of the hand (None while a decision is
+    pending, when matching does not apply).
     """
-    return _playable(s, hand)
+    if s.pending == PENDING_COLOR:
+        return "color_must_be_chosen_first"
+    if s.pending == PENDING_DRAWN:
+        return None if card == s.drawn else "must_play_drawn_card"
+    assert playable is not None
+    return None if card in playable else _unplayable_reason(s, card)
+
+
+def _seat_refusal(s: GameState, seat: int) -> str | None:
+    """Why ``seat`` may not play any card now (before looking at the card), or None."""
+    if s.over:
+        return "game_over"
+    if not 0 <= seat < s.seats or not s.active[seat]:
+        return "seat_not_in_game"
+    if seat != s.current:
+        return "not_your_turn"
+    return None
+
+
+def refusal(s: GameState, seat: int, card: int) -> str | None:
+    """Why ``seat`` may not play ``card`` now, or None when it may.
+
+    Derived from ``playable_cards``, the one matching rule, as are legal
+    actions, validation, views and the timeout move.
+    """
+    reason = _seat_refusal(s, seat)
+    if reason is not None:
+        return reason
+    hand = s.hands[seat]
+    if card not in hand:
+        return "card_not_in_hand"
+    return _turn_refusal(s, None if s.pending else playable_cards(s, hand), card)
+
+
+def hand_refusals(s: GameState, seat: int) -> list[str | None]:
+    """``refusal(s, seat, card)`` for every card of ``seat``'s hand, in hand order.
+
+    The views ask this once per hand instead of once per card.
+    """
+    hand = s.hands[seat]
+    reason = _seat_refusal(s, seat)
+    if reason is not None:
+        return [reason] * len(hand)
+    playable = None if s.pending else playable_cards(s, hand)
+    return [_turn_refusal(s, playable, c) for c in hand]
 
 
 def next_seat(s: GameState, seat: int) -> int:
@@ -339,7 +363,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
         if s.pending == PENDING_COLOR:
             return list(_CHOOSE[s.side])
         return list(plays[s.drawn])
-    playable = _playable(s, s.hands[seat])
+    playable = playable_cards(s, s.hands[seat])
     if playable:
         out: list[Action] = []
         for card in playable:
@@ -348,27 +372,43 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     return [DRAW_ACTION] if can_draw(s) else [PASS_ACTION]
 
 
+def shape_refusal(
+    s: GameState, seat: int, kind: str, card_given: bool, color_given: bool
+) -> str | None:
+    """The checks before an action's card or colour is looked at, or None.
+
+    In this order: the game is running, the seat is in it, the action type
+    exists, the action names a card or a colour only where it takes one, and
+    it is the seat's turn (leaving is allowed out of turn). ``check`` and
+    ``flip.parse_request`` both start here, so a request and an action are
+    refused with the same code.
+    """
+    if s.over:
+        return "game_over"
+    if not 0 <= seat < s.seats or not s.active[seat]:
+        return "seat_not_in_game"
+    if kind not in ACTION_TYPES:
+        return "unknown_action"
+    if kind == PLAY:
+        if not card_given:
+            return "card_required"
+    elif card_given:
+        return "card_not_allowed"
+    if color_given and kind != PLAY and kind != CHOOSE_COLOR:
+        return "color_not_allowed"
+    if kind != LEAVE and seat != s.current:
+        return "not_your_turn"
+    return None
+
+
 def check(s: GameState, seat: int, action: Action) -> None:
     """Raise ``RuleError`` when ``seat`` may not take ``action`` now."""
-    if s.over:
-        raise RuleError("game_over")
-    if not 0 <= seat < s.seats or not s.active[seat]:
-        raise RuleError("seat_not_in_game")
     kind = action.type
-    if kind not in ACTION_TYPES:
-        raise RuleError("unknown_action")
-    # The action's shape first: which actions name a card or a colour.
-    if kind == PLAY:
-        if action.card < 0:
-            raise RuleError("card_required")
-    elif action.card >= 0:
-        raise RuleError("card_not_allowed")
-    if action.color != NO_COLOR and kind not in (PLAY, CHOOSE_COLOR):
-        raise RuleError("color_not_allowed")
+    reason = shape_refusal(s, seat, kind, action.card >= 0, action.color != NO_COLOR)
+    if reason is not None:
+        raise RuleError(reason)
     if kind == LEAVE:
         return
-    if seat != s.current:
-        raise RuleError("not_your_turn")
     side_colors = SIDE_COLORS[s.side]
     if kind == CHOOSE_COLOR:
         if s.pending != PENDING_COLOR:
@@ -394,7 +434,7 @@ def check(s: GameState, seat: int, action: Action) -> None:
         return
     if s.pending == PENDING_DRAWN:
         raise RuleError("must_play_drawn_card")
-    if _playable(s, s.hands[seat]):
+    if playable_cards(s, s.hands[seat]):
         raise RuleError("must_play_when_able")
     if kind == DRAW and not can_draw(s):
         raise RuleError("nothing_to_draw")
@@ -563,7 +603,7 @@ def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]
     hist.note(s, hist.DRAW, seat, card)
     s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
-    if _match_refusal(s, s.hands[seat], card) is None:
+    if card in playable_cards(s, s.hands[seat]):
         s.pending = PENDING_DRAWN
         s.drawn = card
     else:
@@ -733,7 +773,12 @@ def ranking(s: GameState) -> list[dict[str, Any]]:
 
 
 def preferred_color(s: GameState, hand: list[int]) -> int:
-    """The side's colour the hand holds most of; ties go to the side's first."""
+    """The colour of PRODUCT.md ruling 4 for ``hand`` on the side in play.
+
+    The side's colour the hand holds most cards of (Wilds do not count); ties
+    and an empty hand go to the first colour in the side's order. The timeout
+    move chooses it, and the bots may too.
+    """
     colors = COLOR_OF[s.side]
     counts = dict.fromkeys(SIDE_COLORS[s.side], 0)
     for c in hand:
@@ -759,7 +804,7 @@ def timeout_action(s: GameState) -> Action:
         raise RuleError("game_over")
     if s.pending == PENDING_COLOR:
         return Action(CHOOSE_COLOR, color=preferred_color(s, hand))
-    candidates = [s.drawn] if s.pending == PENDING_DRAWN else _playable(s, hand)
+    candidates = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
     if candidates:
         points = POINTS_OF[s.side]
         best = max(sorted_hand(candidates, s.side), key=lambda c: points[c])
@@ -806,10 +851,15 @@ __all__ = [
     "apply",
     "can_draw",
     "check",
+    "hand_refusals",
     "legal_actions",
     "new_game",
+    "next_seat",
+    "playable_cards",
+    "preferred_color",
     "ranking",
     "refusal",
+    "shape_refusal",
     "timeout_action",
     "DRAW_FIVE",
     "WILD_DRAW_COLOR",

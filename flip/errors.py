@@ -2,6 +2,9 @@
 
 A refused action changes nothing: the engine checks everything before it
 touches a copy of the state, and the caller's state is never touched at all.
+``MESSAGES`` holds the rules' refusals of an action; ``REQUEST_MESSAGES`` the
+few refusals of a request whose form is not an action at all
+(``flip.parse_request``).
 """
 
 from __future__ import annotations
@@ -35,12 +38,22 @@ MESSAGES: Final[dict[str, str]] = {
 }
 
 
+#: code -> sentence, for requests that do not have the form of an action.
+REQUEST_MESSAGES: Final[dict[str, str]] = {
+    "malformed_request": (
+        'An action is an object with a "type" and, where it takes them, a "card" handle '
+        'and a "color" name, each a string.'
+    ),
+    "unknown_field": 'An action names only its "type", a "card" and a "color".',
+}
+
+
 class RuleError(Exception):
     """The rules refuse an action. ``code`` is stable; ``message`` is for people."""
 
     def __init__(self, code: str, message: str | None = None) -> None:
         self.code = code
-        self.message = message or MESSAGES.get(code, code)
+        self.message = message or MESSAGES.get(code) or REQUEST_MESSAGES.get(code, code)
         super().__init__(f"{code}: {self.message}")
 
     def as_dict(self) -> dict[str, str]:

@@ -3,12 +3,19 @@
 Piles are lists ordered bottom to top, so the top card is ``pile[-1]`` and a
 draw is ``pile.pop()``. A ``GameState`` round-trips through ``to_dict`` and
 ``from_dict`` (plain JSON types) without loss.
+
+Snapshots carry a ``version``. ``from_dict`` first passes the data through
+``upgrade``, which brings a snapshot of any older version to the current one
+one step at a time, so the reading code only ever sees the current shape.
+To change the shape: add the field, bump ``SNAPSHOT_VERSION`` and register
+the step from the previous version in ``_UPGRADES``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .history import decode, encode
 
@@ -18,6 +25,11 @@ TARGETS = (250, 500, 1000)
 
 PENDING_COLOR = "choose_color"  # a colour must be chosen before the turn goes on
 PENDING_DRAWN = "play_drawn"  # the card just drawn is playable and must be played
+
+#: The shape ``GameState.to_dict`` writes. Version 1 (no ``version`` key) is
+#: the shape before versions, with or without ``last_flip``; version 3 adds
+#: the round's public record, ``history``.
+SNAPSHOT_VERSION: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +156,7 @@ class GameState:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "version": SNAPSHOT_VERSION,
             "options": self.options.to_dict(),
             "seed": self.seed,
             "shuffles": self.shuffles,
@@ -176,6 +189,8 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
+        """The state a snapshot of any known version holds (see ``upgrade``)."""
+        data = upgrade(data)
         return cls(
             options=Options.from_dict(data["options"]),
             seed=data["seed"],
@@ -195,9 +210,9 @@ class GameState:
             passed=list(data["passed"]),
             turn=data["turn"],
             flips=data["flips"],
-            last_flip=_copy_last_flip(data.get("last_flip")),
+            last_flip=_copy_last_flip(data["last_flip"]),
             actions=data["actions"],
-            history=None if data.get("history") is None else decode(data["history"]),
+            history=None if data["history"] is None else decode(data["history"]),
             scores=list(data["scores"]),
             left_points=list(data["left_points"]),
             left_order=list(data["left_order"]),
@@ -212,3 +227,43 @@ def _copy_last_flip(last_flip: dict[str, Any] | None) -> dict[str, Any] | None:
     if last_flip is None:
         return None
     return {**last_flip, "hands": [list(h) for h in last_flip["hands"]]}
+
+
+def _upgrade_from_1(data: dict[str, Any]) -> dict[str, Any]:
+    # Snapshots written before the bots' memory of the last flip have no
+    # ``last_flip``: nothing was remembered, as after a round's deal.
+    return {**data, "version": 2, "last_flip": data.get("last_flip")}
+
+
+def _upgrade_from_2(data: dict[str, Any]) -> dict[str, Any]:
+    # The round in progress was not recorded from its start: it has no public
+    # history (``flip.public_history`` gives None) until the next deal.
+    return {**data, "version": 3, "history": None}
+
+
+#: ``_UPGRADES[n]`` turns a snapshot of version ``n`` into version ``n + 1``.
+_UPGRADES: Final[dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    1: _upgrade_from_1,
+    2: _upgrade_from_2,
+}
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` brought to ``SNAPSHOT_VERSION``, one registered step at a time.
+
+    The argument is never changed; a current snapshot comes back as it is.
+    Raises ``ValueError`` for a version this code does not know (a snapshot
+    written by newer code, or not a snapshot).
+
+    >>> upgrade({"seed": "s"})["version"] == SNAPSHOT_VERSION
+    True
+    """
+    version = data.get("version", 1)
+    if type(version) is not int or not 1 <= version <= SNAPSHOT_VERSION:
+        raise ValueError(f"unknown snapshot version {version!r}")
+    while version < SNAPSHOT_VERSION:
+        data = _UPGRADES[version](data)
+        if data["version"] != version + 1:
+            raise AssertionError(f"the upgrade from version {version} skipped a version")
+        version += 1
+    return data

@@ -22,8 +22,8 @@ from .engine import (
     CHOOSE_COLOR,
     PLAY,
     Event,
+    hand_refusals,
     legal_actions,
-    refusal,
 )
 from .errors import RuleError
 from .state import GameState
@@ -157,10 +157,12 @@ def view(s: GameState, seat: int | None) -> View:
             entry["faces"] = _face_sort([CODE_OF[other][c] for c in s.hands[i]], other)
         players.append(entry)
     out["players"] = players
-    names = {card: handle(s, card) for card in s.hands[seat]}
+    own = s.hands[seat]
+    names = {card: handle(s, card) for card in own}
+    reasons = dict(zip(own, hand_refusals(s, seat), strict=True))
     hand = []
-    for card in sorted(s.hands[seat], key=lambda c: (SORT_OF[side][c], names[c])):
-        reason = refusal(s, seat, card)
+    for card in sorted(own, key=lambda c: (SORT_OF[side][c], names[c])):
+        reason = reasons[card]
         entry = {"card": names[card], "face": CODE_OF[side][card], "playable": reason is None}
         if reason is not None:
             entry["refusal"] = reason

@@ -10,6 +10,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
     # The one-click unsubscribe link in every e-mail (no login, outside the API).
     path("notifications/", include("notifications.urls")),

@@ -2,7 +2,7 @@
 
 Nothing here writes to a table directly. A table's fields, its seats and its
 log are shown read-only; moderation (abort a table, remove a player, replace
-a player by a bot, deactivate a user) goes through the same ``games.services``
+a player by a bot) goes through the same ``games.services``
 functions as everything else, so each leaves a move with source ``admin`` in
 the table's log, and Django's admin log records who did it.
 
@@ -19,8 +19,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -70,7 +68,7 @@ def _watcher_view(table: Table) -> dict[str, Any] | None:
 # Inlines: read-only
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
     show_change_link = False
@@ -150,7 +148,7 @@ class ConfirmForm(forms.Form):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(admin.ModelAdmin[Table]):
     """Tables are created by players; here they are looked at and moderated.
 
     The change page is view-only: nothing a moderator does edits a row in
@@ -166,6 +164,7 @@ class TableAdmin(admin.ModelAdmin):
         "seq",
         "turn",
         "deadline_at",
+        "bot_errors",
         "created_at",
     )
     list_filter = ("status", "scoring", "timeout_policy", "turn_hours", "allow_watchers")
@@ -193,6 +192,7 @@ class TableAdmin(admin.ModelAdmin):
         "game_summary",
         "seq",
         "turn",
+        "bot_errors",
         "turn_started_at",
         "deadline_at",
         "remind_at",
@@ -335,7 +335,7 @@ class TableAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/games/table/moderate.html", context)
 
     def abort_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
-        def run(table: Table, data: dict[str, Any]) -> str:
+        def run(table: Table, _data: dict[str, Any]) -> str:
             services.table_abort(table_id=table.pk)
             return "Aborted the table."
 
@@ -405,7 +405,7 @@ class TableAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
+class MoveAdmin(admin.ModelAdmin[Move]):
     """The append-only log, view-only. ``payload`` is never shown (hidden cards, shuffles)."""
 
     list_display = ("table", "seq", "round", "seat", "action", "source", "created_at")
@@ -427,30 +427,3 @@ class MoveAdmin(admin.ModelAdmin):
     @admin.display(description="events (as a watcher sees them)")
     def events(self, move: Move) -> str:
         return _public_events(move)
-
-
-# ----------------------------------------------------------------------------
-# Users: the default admin plus deactivation
-
-
-admin.site.unregister(User)
-
-
-@admin.register(User)
-class GamenookUserAdmin(UserAdmin):
-    actions = ["deactivate_users"]
-
-    @admin.action(
-        description="Deactivate users (they leave every active table)",
-        permissions=["change"],
-    )
-    def deactivate_users(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
-        for user in queryset.order_by("pk"):
-            try:
-                left = services.user_deactivate(user=user)
-            except MODERATION_ERRORS as error:
-                self.message_user(request, f"{user}: {_error_text(error)}", messages.ERROR)
-                continue
-            done = f"Deactivated; left {left} active table(s)."
-            self.log_change(request, user, done)
-            self.message_user(request, f"{user}: {done}", messages.SUCCESS)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
-
-from . import services
+from . import conf, services
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +22,7 @@ def run_bots_after_commit(table_id: int) -> None:
     must not turn it into an error, so a failure is logged and left for the
     next trigger (another request, or the deadline sweep).
     """
-    if not getattr(settings, "GAMENOOK_RUN_BOTS_INLINE", True):
+    if not conf.run_bots_inline():
         return
     try:
         services.table_run_bots(table_id=table_id)

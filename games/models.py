@@ -62,6 +62,12 @@ class Table(TimeStamped):
     seq = models.PositiveIntegerField(default=0, editable=False)
     # flip's turn counter: a new turn (also an extra turn) is a new deadline.
     turn = models.PositiveIntegerField(default=0, editable=False)
+    # The seat to act while the game runs (None otherwise), written with the snapshot so
+    # that queries (whose turn, which bot is due) never read the snapshot's JSON.
+    to_act = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    # Bot turns whose bot raised or answered an illegal move, so the table played
+    # the plain move of ruling 4 for it instead (games.services.table_run_bot_turn).
+    bot_errors = models.PositiveIntegerField(default=0, editable=False)
     turn_started_at = models.DateTimeField(null=True, blank=True, editable=False)
     deadline_at = models.DateTimeField(null=True, blank=True, editable=False)
     remind_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -9,26 +9,26 @@ functions below look up, lock and check, then call it.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 import flip
 
-from .errors import Conflict, Forbidden, NotFound, ServiceError, StaleSequence
+from . import conf
+from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
 from .signals import table_changed
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,11 @@ class MoveResult:
     state: flip.GameState
     events: list[flip.Event]
     moves: list[Move]
+
+    @property
+    def seat(self) -> int | None:
+        """The seat that acted (None for the deal, which no seat makes)."""
+        return self.moves[0].seat if self.moves else None
 
 
 # ----------------------------------------------------------------------------
@@ -74,11 +79,6 @@ def _seat_of(table: Table, user: User) -> Seat:
     return seat
 
 
-def _seconds_per_hour() -> int:
-    # Test settings shorten the hour so a deadline can pass in seconds.
-    return int(getattr(settings, "GAMENOOK_SECONDS_PER_HOUR", 3600))
-
-
 # ----------------------------------------------------------------------------
 # The one way a game changes
 
@@ -88,6 +88,8 @@ _SNAPSHOT_FIELDS = [
     "state",
     "seq",
     "turn",
+    "to_act",
+    "bot_errors",
     "status",
     "finished_at",
     "turn_started_at",
@@ -103,12 +105,13 @@ def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.Game
     table.state = after.to_dict()
     new_turn = before is None or after.turn != before.turn
     table.turn = after.turn
+    table.to_act = None if after.over else after.current
     if after.over:
         table.status = Table.Status.FINISHED
         table.finished_at = now
         table.turn_started_at = table.deadline_at = table.remind_at = None
     elif new_turn:
-        length = timedelta(seconds=table.turn_hours * _seconds_per_hour())
+        length = timedelta(seconds=table.turn_hours * conf.seconds_per_hour())
         table.turn_started_at = now
         table.deadline_at = now + length
         table.remind_at = now + length / 2
@@ -205,23 +208,8 @@ def _active_state(table: Table) -> flip.GameState:
 
 
 def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) -> flip.Action:
-    """Turn a client's ``{"type", "card", "color"}`` into a flip action.
-
-    Handles are resolved against the seat's hand (``card_not_in_hand``
-    otherwise); a colour name must be one of the eight colours.
-    """
-    card = -1
-    if data.get("card") is not None:
-        # A handle names a card of the hand only in a play; any other action
-        # is handed a card anyway, for flip to refuse (card_not_allowed).
-        card = flip.card_for_handle(state, seat, data["card"]) if data["type"] == flip.PLAY else 0
-    color = -1
-    if data.get("color") is not None:
-        try:
-            color = flip.color_code(data["color"])
-        except ValueError:
-            raise flip.RuleError("color_not_in_side") from None
-    return flip.Action(data["type"], card, color)
+    """Turn a client's ``{"type", "card", "color"}`` into a flip action (``flip.parse_request``)."""
+    return flip.parse_request(state, seat, data)
 
 
 def table_apply_action(
@@ -269,18 +257,26 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
         return _leave_locked(table, state, seat, Move.Source.LEAVE)
 
 
-def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
+def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult | None:
     """Let the bot whose turn it is make one action, in its own transaction.
 
     The bot is given only its seat's view and what that seat saw when the
     table last turned over (``flip.flip_memory``). Returns None when no bot
-    is to act (the game is over, or a human is to act), so calling it again
-    is harmless.
+    is to act (the game is over, or a human is to act) or, with ``seq``, when
+    the table has moved on from that sequence number, so calling it again is
+    harmless.
+
+    A bot that raises, or answers something the rules refuse, must not leave
+    the table waiting for a deadline: the plain move of ruling 4
+    (``flip.timeout_action``) is played for it at once, the error is logged
+    with the table and turn, and ``Table.bot_errors`` counts it.
     """
     from flip.bots import make_bot
 
     with transaction.atomic():
         table = _lock_table(table_id)
+        if seq is not None and table.seq != seq:
+            return None
         if table.status != Table.Status.ACTIVE or table.state is None:
             return None
         state = flip.GameState.from_dict(table.state)
@@ -288,10 +284,22 @@ def table_run_bot_turn(*, table_id: int) -> MoveResult | None:
         if seat is None or not seat.is_bot or state.over:
             return None
         bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
-        # What the seat sees now and what it saw at the last flip: a person in
-        # the seat would remember that much (flip.flip_memory; never served).
-        choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
-        action = action_from_request(state, seat.number, choice)
+        try:
+            # What the seat sees now and what it saw at the last flip: a person in
+            # the seat would remember that much (flip.flip_memory; never served).
+            choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
+            action = action_from_request(state, seat.number, choice)
+            flip.check(state, seat.number, action)
+        except Exception:
+            logger.exception(
+                "bot_error table=%s turn=%s seat=%s level=%s: playing the plain move instead",
+                table.pk,
+                table.turn,
+                seat.number,
+                seat.bot_level,
+            )
+            table.bot_errors += 1
+            action = flip.timeout_action(state)
         return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
 
 
@@ -460,15 +468,19 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         table = _lobby_locked(table_id)
         if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
-        seats = table.seats.count()
-        if seats < 2:
-            raise Conflict("At least two seats must be filled.", code="not_enough_players")
-        options = flip.Options(
-            seats=seats,
-            two_seat_reverse_skips=table.two_seat_reverse_skips,
-            scoring=table.scoring,
-            target=table.target,
-        )
+        try:
+            # flip decides how many players a game takes; the table's other options
+            # were checked when it was opened.
+            options = flip.Options(
+                seats=table.seats.count(),
+                two_seat_reverse_skips=table.two_seat_reverse_skips,
+                scoring=table.scoring,
+                target=table.target,
+            )
+        except ValueError:
+            raise Conflict(
+                "At least two seats must be filled.", code="not_enough_players"
+            ) from None
         state, events = flip.new_game(options, new_game_seed())
         move = _append(
             table,
@@ -507,6 +519,7 @@ def table_abort(*, table_id: int) -> Table:
         table.status = Table.Status.ABORTED
         table.finished_at = timezone.now()
         table.deadline_at = table.remind_at = table.turn_started_at = None
+        table.to_act = None
         _commit_locked(table, new_turn=False, fields=_SNAPSHOT_FIELDS)
         return table
 
@@ -551,11 +564,13 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         return seat
 
 
-def user_deactivate(*, user: User) -> int:
-    """Deactivate ``user``: they leave every running game. Returns how many."""
+def player_leave_all_tables(*, user: User) -> int:
+    """``user`` leaves every running game they still play in, as a moderator's removal.
+
+    Each table is its own transaction under its row lock. Returns how many
+    games they left. ``accounts.services.user_deactivate`` calls this.
+    """
     left = 0
-    user.is_active = False
-    user.save(update_fields=["is_active"])
     table_ids = list(
         Seat.objects.filter(
             user=user, left_at__isnull=True, table__status=Table.Status.ACTIVE
@@ -571,48 +586,3 @@ def user_deactivate(*, user: User) -> int:
                 _leave_locked(table, _active_state(table), seat, Move.Source.ADMIN)
                 left += 1
     return left
-
-
-# ----------------------------------------------------------------------------
-# Accounts (the API's register, token and /me call these)
-
-
-def user_register(*, username: str, email: str, password: str) -> User:
-    """Create an active user; the password must pass the configured validators.
-
-    Raises ``ServiceError`` (code ``invalid``, with ``fields``) when the name
-    is taken or the password is refused; nothing is written then.
-    """
-    candidate = User(username=username, email=email)
-    try:
-        password_validation.validate_password(password, user=candidate)
-    except DjangoValidationError as exc:
-        raise ServiceError(
-            "The password is not acceptable.", code="invalid", fields={"password": exc.messages}
-        ) from None
-    taken = ServiceError(
-        "That username is taken.",
-        code="invalid",
-        fields={"username": ["A user with that username already exists."]},
-    )
-    if User.objects.filter(username__iexact=username).exists():
-        raise taken
-    try:
-        with transaction.atomic():
-            return User.objects.create_user(username=username, email=email, password=password)
-    except IntegrityError:
-        raise taken from None
-
-
-def user_token_obtain(*, user: User) -> str:
-    """The user's API token, created on first request."""
-    token, _ = Token.objects.get_or_create(user=user)
-    return str(token.key)
-
-
-def user_update(*, user: User, email: str | None = None) -> User:
-    """Change what a user may change about themselves: for now, the e-mail address."""
-    if email is not None and email != user.email:
-        user.email = email
-        user.save(update_fields=["email"])
-    return user

@@ -1,13 +1,10 @@
-"""API v1 routes, mounted at /api/v1/ by gamenook.urls."""
+"""The tables API, mounted at /api/v1/ by gamenook.urls (accounts mount theirs beside it)."""
 
 from django.urls import URLPattern, URLResolver, path
 
-from .apis import accounts, tables
+from .apis import tables
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("auth/register/", accounts.RegisterApi.as_view(), name="auth-register"),
-    path("auth/token/", accounts.TokenApi.as_view(), name="auth-token"),
-    path("me/", accounts.MeApi.as_view(), name="me"),
     path("tables/", tables.TableListApi.as_view(), name="tables"),
     path("tables/<int:table_id>/", tables.TableDetailApi.as_view(), name="table"),
     path("tables/<int:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),

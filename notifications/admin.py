@@ -11,7 +11,7 @@ from .models import OutboxMessage, Preferences, Reminder
 
 
 @admin.register(OutboxMessage)
-class OutboxMessageAdmin(admin.ModelAdmin):
+class OutboxMessageAdmin(admin.ModelAdmin[OutboxMessage]):
     list_display = ["id", "kind", "to", "table", "turn", "status", "attempts", "created_at"]
     list_filter = ["status", "kind"]
     search_fields = ["to", "subject"]
@@ -30,7 +30,7 @@ class OutboxMessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(Reminder)
-class ReminderAdmin(admin.ModelAdmin):
+class ReminderAdmin(admin.ModelAdmin[Reminder]):
     list_display = ["table", "turn", "seat", "sent_at"]
     readonly_fields = ["table", "turn", "seat", "sent_at"]
 
@@ -39,7 +39,7 @@ class ReminderAdmin(admin.ModelAdmin):
 
 
 @admin.register(Preferences)
-class PreferencesAdmin(admin.ModelAdmin):
+class PreferencesAdmin(admin.ModelAdmin[Preferences]):
     list_display = ["user", "your_turn", "reminder", "timeout", "game_over", "unsubscribed_all"]
     search_fields = ["user__username", "user__email"]
     raw_id_fields = ["user"]

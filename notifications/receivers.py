@@ -9,14 +9,14 @@ from django.dispatch import receiver
 
 from games.signals import table_changed
 
-from . import services
+from . import jobs
 
 logger = logging.getLogger(__name__)
 
 
 @receiver(table_changed, dispatch_uid="notifications.table_followups")
 def on_table_changed(
-    sender: Any,
+    sender: Any,  # noqa: ARG001 (a receiver is called with its sender)
     *,
     table_id: int,
     seq: int,
@@ -28,6 +28,6 @@ def on_table_changed(
     # so the request that made the change neither waits for them nor fails
     # with them. A bot turn the broker loses is found again by sweep_bots.
     try:
-        services.dispatch(services.FOLLOWUPS, (table_id, seq, int(new_turn), int(finished)))
+        jobs.dispatch(jobs.FOLLOWUPS, (table_id, seq, int(new_turn), int(finished)))
     except Exception:
         logger.exception("follow-ups of table %s at seq %s could not be queued", table_id, seq)

@@ -3,7 +3,7 @@
 Bots are driven exactly as the service drives them: ``view(state, seat)``,
 ``flip_memory(state, seat)`` and ``public_history(state, seat)`` go to
 ``bot.choose``, and the request that comes back is translated with
-``card_for_handle`` and ``color_code``. Decision time
+``flip.parse_request``, as the service does. Decision time
 is measured here, around ``choose`` only, never inside a bot.
 """
 
@@ -14,24 +14,18 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..cards import NO_COLOR, color_code
 from ..engine import Action, apply, new_game
 from ..history import public_history
+from ..requests import parse_request
 from ..state import GameState, Options
-from ..views import card_for_handle, flip_memory, view
+from ..views import flip_memory, view
 from . import LEVELS, make_bot
 from .base import Request
 
 
 def to_action(state: GameState, seat: int, req: Request) -> Action:
-    """The engine action for a request in the API's shape."""
-    card = req.get("card")
-    color = req.get("color")
-    return Action(
-        req["type"],
-        -1 if card is None else card_for_handle(state, seat, card),
-        NO_COLOR if color is None else color_code(color),
-    )
+    """The engine action for a request in the API's shape (``flip.parse_request``)."""
+    return parse_request(state, seat, req)
 
 
 def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:

@@ -2,7 +2,11 @@
 
 from pathlib import Path
 
+import django_stubs_ext
 import environ
+
+# Generic Django classes (ModelAdmin[Table], QuerySet[Move]) can be subscripted at run time.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -26,6 +30,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "games",
     "notifications",
+    "accounts",
 ]
 
 MIDDLEWARE = [

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
+from django.contrib.auth.models import User
+from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
 from games.errors import ServiceError
+
+
+def request_user(request: Request) -> User:
+    """The signed-in user of a view that requires one (``IsAuthenticated`` has run)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise exceptions.NotAuthenticated()
+    return user
 
 
 class UnknownField(ServiceError):
@@ -60,7 +69,7 @@ class _ScopedThrottle(SimpleRateThrottle):
         rates: dict[str, Any] = api_settings.DEFAULT_THROTTLE_RATES
         return rates.get(self.scope or "")
 
-    def get_cache_key(self, request: Request, view: APIView) -> str | None:
+    def get_cache_key(self, request: Request, view: APIView) -> str | None:  # noqa: ARG002
         if request.user and request.user.is_authenticated:
             ident = f"user-{request.user.pk}"
         else:

@@ -7,6 +7,7 @@ rule refusals and DRF's own exceptions to it; ``api_not_found`` and
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -90,7 +91,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             detail = _detail_text(exc.detail)
         response.data = error_body(code, detail)
     else:  # Http404 or PermissionDenied raised by Django code
-        code = "not_found" if response.status_code == 404 else "forbidden"
+        code = "not_found" if response.status_code == HTTPStatus.NOT_FOUND else "forbidden"
         response.data = error_body(code, _detail_text(response.data.get("detail", "")))
     return response
 
@@ -109,7 +110,7 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
     return JsonResponse(error_body("not_found", detail), status=404)
 
 
-def api_server_error(request: HttpRequest) -> HttpResponse:
+def api_server_error(request: HttpRequest) -> HttpResponse:  # noqa: ARG001 (a Django view)
     return JsonResponse(error_body("server_error", "Something went wrong on our side."), status=500)
 
 

@@ -23,6 +23,7 @@ import functools
 import hashlib
 from collections.abc import Callable
 from datetime import timedelta
+from http import HTTPStatus
 from typing import Any, TypeVar, cast
 
 from django.db import IntegrityError, transaction
@@ -143,7 +144,7 @@ def idempotent(handler: Handler) -> Handler:
         except BaseException:
             idempotency_key_release(user=user, key=key)
             raise
-        if response.status_code >= 500:
+        if response.status_code >= HTTPStatus.INTERNAL_SERVER_ERROR:
             idempotency_key_release(user=user, key=key)
             return response
         data = response.data if isinstance(response, Response) else None

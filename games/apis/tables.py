@@ -25,7 +25,7 @@ from games.followups import run_bots_after_commit
 from games.models import Seat, Table
 from games.services import MoveResult
 
-from .common import ActionThrottle, parse_input
+from .common import ActionThrottle, parse_input, request_user
 from .errors import ErrorSerializer
 from .idempotency import idempotent
 
@@ -34,12 +34,6 @@ TAG = ["tables"]
 
 def _errors(*codes: int) -> dict[int, Any]:
     return {code: ErrorSerializer for code in codes}
-
-
-def _user(request: Request) -> User:
-    # IsAuthenticated has run: the user is a real one.
-    assert isinstance(request.user, User)
-    return request.user
 
 
 # ----------------------------------------------------------------------------
@@ -269,7 +263,7 @@ class TableListApi(APIView):
         filters.is_valid(raise_exception=True)
         params = filters.validated_data
         tables = selectors.tables_list(
-            user=_user(request),
+            user=request_user(request),
             status=params.get("status"),
             mine=params["mine"],
             open_seats=params["open"],
@@ -289,7 +283,7 @@ class TableListApi(APIView):
     @idempotent
     def post(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data)
-        table = services.table_create(host=_user(request), **data)
+        table = services.table_create(host=request_user(request), **data)
         return Response(_table_out(table), status=status.HTTP_201_CREATED)
 
 
@@ -299,7 +293,7 @@ class TableDetailApi(APIView):
         summary="A table's options and seats (public)",
         responses={200: TableOutputSerializer, **_errors(401, 404)},
     )
-    def get(self, request: Request, table_id: int) -> Response:
+    def get(self, request: Request, table_id: int) -> Response:  # noqa: ARG002 (DRF's signature)
         return Response(_table_out(selectors.table_get(table_id)))
 
 
@@ -315,7 +309,7 @@ class TableJoinApi(APIView):
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         parse_input(_Empty, request.data)
-        services.table_join(table_id=table_id, user=_user(request))
+        services.table_join(table_id=table_id, user=request_user(request))
         return Response(_table_out(selectors.table_get(table_id)), status=status.HTTP_201_CREATED)
 
 
@@ -337,7 +331,7 @@ class TableAddBotApi(APIView):
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         data = parse_input(self.InputSerializer, request.data)
-        services.table_add_bot(table_id=table_id, user=_user(request), level=data["level"])
+        services.table_add_bot(table_id=table_id, user=request_user(request), level=data["level"])
         return Response(_table_out(selectors.table_get(table_id)), status=status.HTTP_201_CREATED)
 
 
@@ -353,7 +347,7 @@ class TableLeaveApi(APIView):
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         parse_input(_Empty, request.data)
-        services.table_leave_lobby(table_id=table_id, user=_user(request))
+        services.table_leave_lobby(table_id=table_id, user=request_user(request))
         return Response(_table_out(selectors.table_get(table_id)))
 
 
@@ -369,7 +363,7 @@ class TableStartApi(APIView):
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         parse_input(_Empty, request.data)
-        user = _user(request)
+        user = request_user(request)
         result = services.table_start(table_id=table_id, user=user)
         body, etag = _move_out(table_id, result, user)
         return _with_view_headers(Response(body), etag)
@@ -393,7 +387,7 @@ class TableViewApi(APIView):
     )
     def get(self, request: Request, table_id: int) -> Response:
         table = selectors.table_get(table_id)
-        seat = selectors.viewer_seat(table, _user(request))
+        seat = selectors.viewer_seat(table, request_user(request))
         # If-None-Match compares weakly: W/"5" matches "5".
         wanted = {
             tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
@@ -439,7 +433,7 @@ class TableActionApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         data = parse_input(self.InputSerializer, request.data)
         expected_seq = data.pop("expected_seq", None)
-        user = _user(request)
+        user = request_user(request)
         result = services.table_apply_action(
             table_id=table_id, user=user, data=data, expected_seq=expected_seq
         )
@@ -459,7 +453,7 @@ class TableConcedeApi(APIView):
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
         parse_input(_Empty, request.data)
-        user = _user(request)
+        user = request_user(request)
         result = services.table_concede(table_id=table_id, user=user)
         body, etag = _move_out(table_id, result, user)
         return _with_view_headers(Response(body), etag)
@@ -499,7 +493,7 @@ class TableLogApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         table = selectors.table_get(table_id)
-        seat = selectors.viewer_seat(table, _user(request))
+        seat = selectors.viewer_seat(table, request_user(request))
         moves = selectors.table_log(table, seat, after=filters.validated_data["after"])
         return Response(
             {
@@ -521,5 +515,5 @@ class TableRecordApi(APIView):
     )
     def get(self, request: Request, table_id: int) -> Response:
         table = selectors.table_get(table_id)
-        selectors.viewer_seat(table, _user(request))
+        selectors.viewer_seat(table, request_user(request))
         return Response(selectors.table_record(table))

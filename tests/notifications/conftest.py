@@ -11,7 +11,8 @@ from django.test import override_settings
 import flip
 from games import services as games
 from games.models import Seat, Table
-from notifications import services, tasks
+from notifications import jobs as jobs_module
+from notifications import services
 from tests.factories import known_deals, make_user, start_table
 
 __all__ = ["known_deals", "make_user", "started_table"]  # the fixture applies here
@@ -72,7 +73,7 @@ class Jobs(list[tuple[str, tuple[int, ...]]]):
 @pytest.fixture
 def jobs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jobs]:
     captured = Jobs()
-    monkeypatch.setattr(tasks, "publish", lambda name, args: captured.append((name, args)))
+    monkeypatch.setattr(jobs_module, "publish", lambda name, args: captured.append((name, args)))
     # Bot turns go through Celery here, not inline in the request.
     with override_settings(GAMENOOK_RUN_BOTS_INLINE=False):
         yield captured

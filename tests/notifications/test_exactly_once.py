@@ -20,7 +20,7 @@ import flip
 from games import services as games
 from games.errors import StaleSequence
 from games.models import Move, Table
-from notifications import services, tasks
+from notifications import services, tasks, turns
 from notifications.models import OutboxMessage, Reminder
 
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
@@ -242,7 +242,7 @@ def test_a_job_dying_mid_transaction_leaves_nothing_and_its_redelivery_acts_once
         def die(**kwargs: Any) -> None:
             raise WorkerKilled
 
-        monkeypatch.setattr(services, "outbox_enqueue", die)
+        monkeypatch.setattr(turns, "outbox_enqueue", die)
         for job in (
             lambda: services.table_apply_timeout(table_id=late.pk, turn=late.turn),
             lambda: services.table_remind(table_id=halfway.pk, turn=halfway.turn),
@@ -265,13 +265,13 @@ KILLED_WORKER = """
 import os, sys, time
 import django
 django.setup()
-from notifications import services
-real = services.outbox_enqueue
+from notifications import services, turns
+real = turns.outbox_enqueue
 def stall(**kwargs):
     real(**kwargs)
     print("inside", flush=True)
     time.sleep(60)
-services.outbox_enqueue = stall
+turns.outbox_enqueue = stall
 services.table_remind(table_id=int(sys.argv[1]), turn=int(sys.argv[2]))
 """
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 import flip
 from games.models import Seat, Table
-from notifications import services, tasks
+from notifications import jobs, services
 
 
 def _ensure_database() -> None:
@@ -53,13 +53,13 @@ class Command(BaseCommand):
         _ensure_database()
         call_command("migrate", verbosity=0)
         queued: list[str] = []
-        tasks.publish = lambda name, args: queued.append(name)
+        jobs.publish = lambda name, args: queued.append(name)  # noqa: ARG005
         due = int(options["due"])
         for active in [int(n) for n in str(options["active"]).split(",")]:
             queued.clear()
             self._fill(active, due)
             self._explain()
-            self._time(active, due, int(options["batch"]), queued)
+            self._time(int(options["batch"]), queued)
 
     def _fill(self, active: int, due: int) -> None:
         with connection.cursor() as cursor:
@@ -122,7 +122,7 @@ class Command(BaseCommand):
         for line in query.explain(analyze=True).splitlines():
             self.stdout.write(f"    {line}")
 
-    def _time(self, active: int, due: int, batch: int, queued: list[str]) -> None:
+    def _time(self, batch: int, queued: list[str]) -> None:
         handed: list[tuple[str, tuple[int, ...]]] = []
         started = time.perf_counter()
         services.sweep(run=lambda name, args: handed.append((name, args)), batch=batch)

@@ -7,7 +7,6 @@ from typing import Any
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -15,13 +14,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import services
+from games.apis.common import AccountThrottle, parse_input, request_user
+from games.apis.errors import ErrorSerializer
+from games.apis.idempotency import idempotent
 from games.errors import ServiceError
 from notifications import services as notifications
 
-from .common import AccountThrottle, parse_input
-from .errors import ErrorSerializer
-from .idempotency import idempotent
+from . import services
 
 TAG = ["accounts"]
 
@@ -155,10 +154,8 @@ class MeApi(APIView):
     @idempotent
     def patch(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data, partial=True)
-        assert isinstance(request.user, User)
         changes = data.pop("notifications", None)
-        with transaction.atomic():
-            user = services.user_update(user=request.user, **data)
-            if changes:
-                notifications.preferences_update(user, **changes)
+        user = services.user_update(
+            user=request_user(request), notifications_changes=changes, **data
+        )
         return Response(self.OutputSerializer(user).data)

@@ -7,8 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from notifications import services
-
-from .conftest import make_user
+from tests.factories import make_user
 
 ME = "/api/v1/me/"
 

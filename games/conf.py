@@ -1,0 +1,20 @@
+"""The settings games reads, each in one place (defaults: gamenook/settings/base.py)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+
+def seconds_per_hour() -> int:
+    """How long an "hour" of a turn deadline lasts; only tests and demos shorten it."""
+    return int(settings.GAMENOOK_SECONDS_PER_HOUR)
+
+
+def run_bots_inline() -> bool:
+    """Play bot turns inside the request that handed them the turn (tests, no worker)."""
+    return bool(settings.GAMENOOK_RUN_BOTS_INLINE)
+
+
+def bench_endpoints() -> bool:
+    """Serve the API load benchmark's baseline endpoint (never in production)."""
+    return bool(settings.GAMENOOK_BENCH_ENDPOINTS)

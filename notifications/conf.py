@@ -1,0 +1,36 @@
+"""The settings notifications reads, each in one place (defaults: gamenook/settings/base.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+
+
+def site_url() -> str:
+    return str(settings.SITE_URL).rstrip("/")
+
+
+def table_url_template() -> str:
+    """The link to a table in e-mails; ``{table_id}`` is filled in."""
+    return str(settings.GAMENOOK_TABLE_URL)
+
+
+def email_max_attempts() -> int:
+    return int(settings.GAMENOOK_EMAIL_MAX_ATTEMPTS)
+
+
+def email_backoff_cap() -> float:
+    return float(settings.GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS)
+
+
+def sweep_batch() -> int:
+    return int(settings.GAMENOOK_SWEEP_BATCH)
+
+
+def outbox_grace() -> timedelta:
+    return timedelta(seconds=float(settings.GAMENOOK_OUTBOX_GRACE_SECONDS))
+
+
+def bot_grace() -> timedelta:
+    return timedelta(seconds=float(settings.GAMENOOK_BOT_GRACE_SECONDS))

@@ -1,0 +1,49 @@
+"""Jobs: what a worker is asked to do, by name, with ids for arguments.
+
+A job's name is the name of its Celery task (``notifications.tasks``
+registers one task per job, ``JOBS`` there is the one registry). Queueing
+goes by name through the Celery app, so nothing here imports the tasks and
+the services that queue jobs form no import cycle with the tasks that run
+them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from celery import current_app
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+#: A job handed to a worker: its name and its arguments (ids only).
+Dispatch = Callable[[str, tuple[int, ...]], None]
+
+TIMEOUT = "notifications.tasks.apply_timeout"
+REMIND = "notifications.tasks.send_reminder"
+BOT_TURN = "notifications.tasks.run_bot_turn"
+SEND = "notifications.tasks.send_outbox_message"
+FOLLOWUPS = "notifications.tasks.table_followups"
+
+
+def publish(name: str, args: tuple[int, ...]) -> None:
+    """Hand job ``name`` to the broker; a broker that cannot take it is logged, not raised.
+
+    Whatever is not queued is found again by the sweep, so a broker that is
+    down must not fail the request or transaction that asked.
+    """
+    try:
+        current_app.send_task(name, args=args)
+    except Exception:
+        logger.exception("could not queue %s%r; the sweep will hand it out", name, args)
+
+
+def dispatch(name: str, args: tuple[int, ...]) -> None:
+    """Queue job ``name`` for a worker now."""
+    publish(name, args)
+
+
+def dispatch_on_commit(name: str, args: tuple[int, ...]) -> None:
+    """Queue job ``name`` once the current transaction commits (never if it rolls back)."""
+    transaction.on_commit(lambda: dispatch(name, args), robust=True)

@@ -1,0 +1,184 @@
+"""E-mail through an outbox: a row per message, written in the transaction that decided it.
+
+A sending job (``jobs.SEND``) sends one message while its row is locked and
+marks it sent in the same transaction; a failure pushes the next attempt back
+exponentially and the task retries after that countdown. The sweep re-queues
+any pending message whose job was lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.mail import EmailMultiAlternatives
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from games.selectors import TableFacts
+
+from . import conf, jobs
+from .models import OutboxMessage
+from .preferences import unsubscribe_url, wants
+
+logger = logging.getLogger(__name__)
+
+
+def table_url(table_id: int) -> str:
+    return conf.table_url_template().format(table_id=table_id)
+
+
+def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) -> dict[str, Any]:
+    """Subject, plain text, HTML and headers of one message, from the templates."""
+    unsubscribe = unsubscribe_url(user)
+    context = {
+        "user": user,
+        "table": table,
+        "table_url": table_url(table.id),
+        "unsubscribe_url": unsubscribe,
+        "site_url": conf.site_url(),
+        **context,
+    }
+    base = f"notifications/email/{kind}"
+    subject = " ".join(render_to_string(f"{base}_subject.txt", context).split())
+    return {
+        "subject": subject,
+        "text": render_to_string(f"{base}.txt", context),
+        "html": render_to_string(f"{base}.html", context),
+        # RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the link.
+        "headers": {
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    }
+
+
+def outbox_enqueue(
+    *,
+    user: User,
+    kind: str,
+    table: TableFacts,
+    turn: int,
+    context: dict[str, Any] | None = None,
+) -> OutboxMessage | None:
+    """Write a message to the outbox, once per (kind, table, turn, user), and queue it.
+
+    Returns None when the user does not want this kind of mail, or when the
+    message already exists. Call it inside the transaction that made the
+    decision: the message then exists exactly when the decision committed,
+    and the sending job is queued only after the commit.
+    """
+    if not wants(user, kind):
+        return None
+    content = _compose(kind, user, table, context or {})
+    try:
+        with transaction.atomic():
+            message = OutboxMessage.objects.create(
+                user=user,
+                to=user.email,
+                kind=kind,
+                table_id=table.id,
+                turn=turn,
+                next_attempt_at=timezone.now(),
+                **content,
+            )
+    except IntegrityError:
+        return None  # the same decision was taken before: its message exists
+    jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
+    return message
+
+
+@dataclass(frozen=True)
+class SendOutcome:
+    """What one sending attempt did; ``retry_in`` (seconds) when it should be tried again."""
+
+    sent: bool
+    retry_in: float | None = None
+
+
+def _backoff(attempts: int) -> float:
+    return float(min(conf.email_backoff_cap(), 10 * 2 ** max(0, attempts - 1)))
+
+
+# A retry that arrives a little before its instant (clocks of two workers) still sends.
+_EARLY_TOLERANCE = timedelta(seconds=5)
+
+
+def outbox_send(*, message_id: int) -> SendOutcome:
+    """Send one pending outbox message over SMTP; mark it sent or note the failure.
+
+    The message row is locked (``SKIP LOCKED``: a copy of this job already
+    sending it makes this one return at once) for the whole attempt and
+    marked sent in the same transaction. After a failure the message stays
+    pending with ``next_attempt_at`` pushed back exponentially, until
+    ``GAMENOOK_EMAIL_MAX_ATTEMPTS`` failures mark it failed. A message whose
+    user has since opted out is cancelled instead of sent.
+
+    SMTP gives no exactly-once delivery: a worker killed after the server
+    accepted the message but before the commit sends it again when the job
+    is redelivered. Everything else sends it once.
+    """
+    error: Exception | None = None
+    now = timezone.now()
+    with transaction.atomic():
+        message = (
+            OutboxMessage.objects.select_for_update(skip_locked=True)
+            .select_related("user")
+            .filter(pk=message_id, status=OutboxMessage.Status.PENDING)
+            .first()
+        )
+        if message is None:
+            return SendOutcome(sent=False)
+        if message.next_attempt_at is not None and message.next_attempt_at > now + _EARLY_TOLERANCE:
+            return SendOutcome(sent=False)  # an early copy; the scheduled retry will come
+        if not wants(message.user, message.kind):
+            message.status = OutboxMessage.Status.CANCELLED
+            message.save(update_fields=["status"])
+            return SendOutcome(sent=False)
+        email = EmailMultiAlternatives(
+            subject=message.subject,
+            body=message.text,
+            to=[message.to],
+            headers=dict(message.headers),
+        )
+        if message.html:
+            email.attach_alternative(message.html, "text/html")
+        try:
+            email.send()
+        except (smtplib.SMTPException, OSError) as exc:
+            error = exc
+            message.attempts += 1
+            message.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+            if message.attempts >= conf.email_max_attempts():
+                message.status = OutboxMessage.Status.FAILED
+                message.next_attempt_at = None
+            else:
+                message.next_attempt_at = now + timedelta(seconds=_backoff(message.attempts))
+            message.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
+        else:
+            message.status = OutboxMessage.Status.SENT
+            message.sent_at = timezone.now()
+            message.attempts += 1
+            message.next_attempt_at = None
+            message.save(update_fields=["status", "sent_at", "attempts", "next_attempt_at"])
+            return SendOutcome(sent=True)
+    logger.warning("sending outbox message %s failed: %s", message_id, error)
+    if message.status == OutboxMessage.Status.FAILED:
+        return SendOutcome(sent=False)
+    return SendOutcome(sent=False, retry_in=_backoff(message.attempts))
+
+
+def outbox_retry(*, message_id: int) -> bool:
+    """Put a failed or cancelled message back in the queue (the admin's "send again")."""
+    updated = OutboxMessage.objects.filter(
+        pk=message_id,
+        status__in=[OutboxMessage.Status.FAILED, OutboxMessage.Status.CANCELLED],
+    ).update(status=OutboxMessage.Status.PENDING, attempts=0, next_attempt_at=timezone.now())
+    if updated:
+        jobs.dispatch(jobs.SEND, (message_id,))
+    return bool(updated)

@@ -1,0 +1,85 @@
+"""Which e-mails a user wants, and the one-click unsubscribe."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.core import signing
+from django.db import transaction
+from django.urls import reverse
+
+from . import conf
+from .models import Preferences
+
+PREFERENCE_FIELDS = ("your_turn", "reminder", "timeout", "game_over", "unsubscribed_all")
+PREFERENCES_DEFAULT = {name: name != "unsubscribed_all" for name in PREFERENCE_FIELDS}
+_UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+
+
+def _preferences(user: User) -> Preferences:
+    prefs, _ = Preferences.objects.get_or_create(user=user)
+    return prefs
+
+
+def preferences_get(user: User) -> dict[str, bool]:
+    """The user's e-mail switches, every one on until they change it.
+
+    >>> preferences_get(user)  # doctest: +SKIP
+    {'your_turn': True, 'reminder': True, 'timeout': True, 'game_over': True,
+     'unsubscribed_all': False}
+    """
+    prefs = _preferences(user)
+    return {name: bool(getattr(prefs, name)) for name in PREFERENCE_FIELDS}
+
+
+def preferences_update(user: User, **changes: bool) -> dict[str, bool]:
+    """Change some of the user's switches; unknown names raise ``ValueError``.
+
+    Turning any kind of mail on again also lifts an earlier "unsubscribe from
+    everything", unless that very call sets ``unsubscribed_all`` itself.
+    """
+    unknown = set(changes) - set(PREFERENCE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown preference: {', '.join(sorted(unknown))}")
+    with transaction.atomic():
+        _preferences(user)
+        prefs = Preferences.objects.select_for_update().get(user=user)
+        for name, value in changes.items():
+            setattr(prefs, name, bool(value))
+        if "unsubscribed_all" not in changes and any(changes.values()):
+            prefs.unsubscribed_all = False
+        prefs.save()
+    return preferences_get(user)
+
+
+def unsubscribe_token(user: User) -> str:
+    """A token that unsubscribes ``user`` from all mail: their id, signed with the secret key.
+
+    The same for every message to the user, so any link they ever got keeps working.
+    """
+    return signing.Signer(salt=_UNSUBSCRIBE_SALT).sign(str(user.pk))
+
+
+def unsubscribe_url(user: User) -> str:
+    path = reverse("notifications:unsubscribe", args=[unsubscribe_token(user)])
+    return conf.site_url() + path
+
+
+def user_for_unsubscribe_token(token: str) -> User | None:
+    """The user a token was made for, or None when it is forged or the user is gone."""
+    try:
+        pk = signing.Signer(salt=_UNSUBSCRIBE_SALT).unsign(token)
+    except signing.BadSignature:
+        return None
+    if not pk.isdigit():
+        return None
+    return User.objects.filter(pk=int(pk)).first()
+
+
+def user_unsubscribe(user: User) -> None:
+    """Stop every e-mail to ``user`` (the one-click unsubscribe)."""
+    preferences_update(user, unsubscribed_all=True)
+
+
+def wants(user: User, kind: str) -> bool:
+    """True when ``user`` can be mailed and wants e-mail of ``kind`` (an ``OutboxMessage.Kind``)."""
+    return bool(user.is_active and user.email) and _preferences(user).wants(kind)

@@ -1,0 +1,83 @@
+"""The sweep: the source of truth for deadlines, reminders, unsent mail and lost bot turns.
+
+Queued jobs only make things faster; whatever a broker loses, the next sweep
+hands out again. Every job re-checks under the table's row lock, so handing
+one out twice, or racing a player, is harmless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from games import selectors as games_selectors
+
+from . import conf, jobs
+from .models import OutboxMessage
+
+
+@dataclass
+class SweepResult:
+    timeouts: int = 0
+    reminders: int = 0
+    emails: int = 0
+    bots: int = 0
+
+
+def sweep(
+    *, now: datetime | None = None, run: jobs.Dispatch | None = None, batch: int | None = None
+) -> SweepResult:
+    """Hand every overdue deadline, reminder and e-mail to a job; returns how many.
+
+    Reads active tables through the partial indexes on ``deadline_at`` and
+    ``remind_at``, so its cost grows with what is due, not with the number
+    of tables. ``run`` receives each job (default: queue it for a worker;
+    ``run_inline`` does it here).
+
+    >>> sweep(run=run_inline)  # doctest: +SKIP
+    SweepResult(timeouts=0, reminders=0, emails=0, bots=0)
+    """
+    now = now or timezone.now()
+    run = run or jobs.dispatch
+    batch = batch or conf.sweep_batch()
+    result = SweepResult()
+    for page in games_selectors.tables_due_for_timeout(now=now, batch=batch):
+        for table_id, turn in page:
+            run(jobs.TIMEOUT, (table_id, turn))
+            result.timeouts += 1
+    # A reminder after the deadline is pointless: the timeout is on its way.
+    for page in games_selectors.tables_due_for_reminder(now=now, batch=batch):
+        for table_id, turn in page:
+            run(jobs.REMIND, (table_id, turn))
+            result.reminders += 1
+    overdue = (
+        OutboxMessage.objects.filter(
+            status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now - conf.outbox_grace()
+        )
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)
+    )
+    for message_id in overdue.iterator(chunk_size=batch):
+        run(jobs.SEND, (message_id,))
+        result.emails += 1
+    return result
+
+
+def sweep_bots(*, now: datetime | None = None, run: jobs.Dispatch | None = None) -> SweepResult:
+    """Hand out every bot turn left waiting (its queued job was lost).
+
+    A table counts as waiting when a bot is to act (``Table.to_act``) and it
+    has not changed for ``GAMENOOK_BOT_GRACE_SECONDS``. It runs less often
+    than ``sweep``.
+    """
+    now = now or timezone.now()
+    run = run or jobs.dispatch
+    result = SweepResult()
+    for table_id, seq in games_selectors.tables_waiting_for_bot(
+        unchanged_since=now - conf.bot_grace()
+    ):
+        run(jobs.BOT_TURN, (table_id, seq))
+        result.bots += 1
+    return result

@@ -1,0 +1,127 @@
+"""What the table does by itself when a turn runs long: timeouts, reminders, bot turns.
+
+Every function takes ids and leaves the locking and the re-checking to
+``games.services``: each acts only if the turn (or sequence number) it was
+given is still current, so running one twice, or two at once, is harmless.
+The e-mail each one causes is written in the same transaction as what it did.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+
+from games import selectors as games_selectors
+from games import services as games
+
+from .models import OutboxMessage, Reminder
+from .outbox import outbox_enqueue
+
+logger = logging.getLogger(__name__)
+
+Kind = OutboxMessage.Kind
+
+
+def describe_timeout(events: list[dict[str, object]], seat: int) -> list[str]:
+    """What the table did for ``seat``, in words, from the events as that seat sees them."""
+    lines: list[str] = []
+    for event in events:
+        if event.get("seat") != seat:
+            continue
+        kind = event["type"]
+        if kind == "play":
+            line = f"played {event['face']}"
+            if event.get("color"):
+                line += f" and chose {event['color']}"
+            lines.append(line)
+        elif kind == "choose_color":
+            lines.append(f"chose {event.get('color')}")
+        elif kind == "draw" and event.get("reason") == "draw":
+            count = event["count"]
+            lines.append(f"drew {count} card{'s' if count != 1 else ''}")
+        elif kind == "pass":
+            lines.append("passed")
+        elif kind == "leave":
+            lines.append("left the game: your cards went under the draw pile")
+    return lines
+
+
+def table_apply_timeout(*, table_id: int, turn: int) -> bool:
+    """Apply the missed-deadline policy to turn ``turn``, once; True when it acted.
+
+    A bot whose turn is overdue (its queued turn was lost) simply plays it.
+    The player who ran out of time is told what the table did, in the same
+    transaction as the timeout itself.
+    """
+    table = games_selectors.table_facts(table_id)
+    if table is None or table.turn != turn or not table.running:
+        return False
+    seat = games_selectors.turn_seat(table_id)
+    if seat is not None and seat.is_bot:
+        return bot_turn_run(table_id=table_id, seq=table.seq)
+    with transaction.atomic():
+        result = games.table_timeout(table_id=table_id, turn=turn)
+        if result is None:
+            return False
+        number = result.seat
+        if number is None:
+            raise RuntimeError("a timeout is always a seat's move")
+        timed_out = games_selectors.seat_at(table_id, number)
+        if timed_out.user is not None:
+            after = games_selectors.facts_of(result.table)
+            outbox_enqueue(
+                user=timed_out.user,
+                kind=Kind.TIMEOUT,
+                table=after,
+                turn=turn,
+                context={
+                    "policy": after.timeout_policy,
+                    "left": after.leave_on_timeout,
+                    "what": describe_timeout(
+                        games_selectors.events_seen_by(result.events, number), number
+                    ),
+                    "game_over": result.state.over,
+                },
+            )
+    return True
+
+
+def table_remind(*, table_id: int, turn: int) -> bool:
+    """Send turn ``turn``'s halfway reminder, once; True when it was handled now.
+
+    The ``Reminder`` row is written even when nobody is mailed (a bot's turn,
+    a player who opted out), so the turn counts as reminded either way.
+    """
+    with transaction.atomic():
+        claimed = games.table_claim_reminder(table_id=table_id, turn=turn)
+        if claimed is None:
+            return False
+        table = games_selectors.facts_of(claimed)
+        seat = games_selectors.turn_seat(table_id)
+        try:
+            with transaction.atomic():
+                Reminder.objects.create(
+                    table_id=table_id, turn=turn, seat=None if seat is None else seat.number
+                )
+        except IntegrityError:
+            return False
+        if seat is not None and seat.user is not None and not seat.left:
+            outbox_enqueue(
+                user=seat.user,
+                kind=Kind.REMINDER,
+                table=table,
+                turn=turn,
+                context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
+            )
+    return True
+
+
+def bot_turn_run(*, table_id: int, seq: int) -> bool:
+    """Let the bot to act make one action if the table is still at ``seq``; True if it did.
+
+    The sequence number makes a job act once: a copy delivered again finds
+    the table has moved on (checked under the row lock by games). The next
+    bot turn is queued by the commit.
+    """
+    return games.table_run_bot_turn(table_id=table_id, seq=seq) is not None
