@@ -40,21 +40,11 @@ from typing import Final
 from ..cards import (
     CARDS_BY_FACE,
     CODE_OF,
-    COLOR_OF,
     COLORS,
-    DARK,
     DECK_SIZE,
-    DRAW_FIVE,
-    DRAW_ONE,
     FACES,
-    KIND_OF,
-    LIGHT,
     NO_COLOR,
-    POINTS_OF,
-    RESTRICTED_OF,
     SIDE_COLORS,
-    SKIP,
-    SKIP_EVERYONE,
 )
 from ..engine import (
     CHOOSE_COLOR,
@@ -63,12 +53,14 @@ from ..engine import (
     PLAY,
     Action,
     apply,
-    next_seat,
+    can_draw,
     playable_cards,
 )
 from ..history import History
+from ..requests import parse_request
 from ..sampling import Placement, rebuild
 from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
+from ..views import handle
 from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
 from .normal import Context, NormalBot, play_score
 from .reading import Reading, read
@@ -87,87 +79,10 @@ OVERHEAD: Final = 8
 #: The head start Normal's own choice gets, in units of mean result.
 PRIOR: Final = 0.02
 
-_ATTACK: Final = tuple(
-    tuple(KIND_OF[side][c] in (DRAW_ONE, DRAW_FIVE, SKIP) for c in range(DECK_SIZE))
-    for side in (LIGHT, DARK)
-)
-_SKIP_ALL: Final = tuple(
-    tuple(KIND_OF[side][c] == SKIP_EVERYONE for c in range(DECK_SIZE)) for side in (LIGHT, DARK)
-)
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
 _PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
 _DRAW: Final = Action(DRAW)
 _PASS: Final = Action(PASS)
-
-
-def _most_color(side: int, hand: list[int], skip: int = -1) -> int:
-    colors = COLOR_OF[side]
-    base = SIDE_COLORS[side][0]
-    counts = [0, 0, 0, 0]
-    for c in hand:
-        color = colors[c]
-        if color != NO_COLOR and c != skip:
-            counts[color - base] += 1
-    best = 0
-    for i in (1, 2, 3):
-        if counts[i] > counts[best]:
-            best = i
-    return base + best
-
-
-def rollout_policy(s: GameState, rng: random.Random) -> Action:
-    """A fast rules-of-thumb move for the seat to act, close to Normal's."""
-    seat = s.current
-    side = s.side
-    hand = s.hands[seat]
-    colors = COLOR_OF[side]
-    if s.pending == PENDING_COLOR:
-        return _CHOOSE[side][_most_color(side, hand) - SIDE_COLORS[side][0]]
-    if s.pending == PENDING_DRAWN:
-        options = [s.drawn]
-    else:
-        options = playable_cards(s, hand)
-        if not options:
-            return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
-    if len(options) == 1:
-        best = options[0]
-    else:
-        nxt = next_seat(s, seat)
-        next_count = len(s.hands[nxt])
-        min_opp = 99
-        for i, h in enumerate(s.hands):
-            if i != seat and s.active[i] and len(h) < min_opp:
-                min_opp = len(h)
-        danger = min_opp <= 2
-        threat = next_count == min_opp and next_count <= 4
-        weight = 1.0 if danger else 0.25
-        points = POINTS_OF[side]
-        attack = _ATTACK[side]
-        skip_all = _SKIP_ALL[side]
-        counts: dict[int, int] = {}
-        for c in hand:
-            counts[colors[c]] = counts.get(colors[c], 0) + 1
-        best = options[0]
-        best_score = -1e9
-        for c in options:
-            color = colors[c]
-            score = points[c] * weight + rng.random() * 0.5
-            if color == NO_COLOR:
-                if RESTRICTED_OF[side][c]:
-                    score += 35.0 if threat else -10.0
-                elif len(hand) > 2 and not danger:
-                    score -= 30.0
-            else:
-                score += 4.0 * (counts[color] - 1)
-                if attack[c]:
-                    score += 25.0 if threat else -5.0
-                elif skip_all[c]:
-                    score += 25.0 if danger else 8.0
-            if score > best_score:
-                best, best_score = c, score
-    if colors[best] == NO_COLOR:
-        return Action(PLAY, best, _most_color(side, hand, best))
-    return _PLAY[best]
 
 
 _NAMES: Final = tuple(tuple(COLORS[c] for c in sc) for sc in SIDE_COLORS)
@@ -190,7 +105,7 @@ def normal_policy(s: GameState, rng: random.Random) -> Action:
         return _CHOOSE[side][names.index(color)]
     options = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
     if not options:
-        return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
+        return _DRAW if can_draw(s) else _PASS
     if len(options) == 1 and faces[options[0]].color != NO_COLOR:
         return _PLAY[options[0]]
     ctx = Context.of_state(s)
@@ -230,7 +145,7 @@ Policy = Callable[[GameState, random.Random], Action]
 
 
 def rollout(
-    s: GameState, me: int, rng: random.Random, depth: int, policy: Policy = rollout_policy
+    s: GameState, me: int, rng: random.Random, depth: int, policy: Policy = normal_policy
 ) -> tuple[float, int]:
     """Play ``s`` on with ``policy`` for ``depth`` actions or to the end.
 
@@ -490,7 +405,7 @@ class HardBot(Bot):
             rollout_seed = self.rng.getrandbits(64)
             for i, req in enumerate(candidates):
                 s = base.copy()
-                apply(s, me, _to_action(req, cards), inplace=True)
+                apply(s, me, _to_action(req, base, me, cards), inplace=True)
                 result, steps = rollout(s, me, random.Random(rollout_seed), self.depth, self.policy)
                 totals[i] += result
                 spent += steps + OVERHEAD
@@ -515,11 +430,9 @@ def _same(a: Request, b: Request, view: View) -> bool:
     return faces.get(a.get("card", "")) == faces.get(b.get("card", ""))
 
 
-def _to_action(req: Request, cards: dict[str, int]) -> Action:
+def _to_action(req: Request, sample: GameState, me: int, cards: dict[str, int]) -> Action:
+    """``req`` (a request naming a card by the real view's handle) on ``sample``."""
     card = req.get("card")
-    color = req.get("color")
-    return Action(
-        req["type"],
-        -1 if card is None else cards[card],
-        NO_COLOR if color is None else COLORS.index(color),
-    )
+    if card is not None:
+        req = {**req, "card": handle(sample, cards[card])}
+    return parse_request(sample, me, req)
