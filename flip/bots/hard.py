@@ -40,6 +40,7 @@ from typing import Final
 from ..cards import (
     CARDS_BY_FACE,
     CODE_OF,
+    COLOR_OF,
     COLORS,
     DECK_SIZE,
     FACES,
@@ -76,8 +77,10 @@ MAX_CANDIDATES: Final = 10
 DEPTH: Final = 16
 #: What one rollout costs besides its actions (sampling, copying), in actions.
 OVERHEAD: Final = 8
+#: Samples drawn at most to find one where every seat that chose a colour holds it.
+HOLD_TRIES: Final = 3
 #: The head start Normal's own choice gets, in units of mean result.
-PRIOR: Final = 0.02
+PRIOR: Final = 0.0
 
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
 _PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
@@ -251,6 +254,8 @@ class Sampler:
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
         self.plain = slots
+        self.holds: list[tuple[int, list[int]]] = []  # (colour, slots): one probably has it
+        self.colors = COLOR_OF[side]
         reading = None if history is None else read(view, history)
         if reading is not None:
             self.slots = self._read(reading)
@@ -273,6 +278,14 @@ class Sampler:
         return [None if active else 0 for active in self.active]
 
     def _read(self, reading: Reading) -> list[tuple[int, ...]]:
+        starts = {seat: a for seat, a, _ in self.other_slots}
+        colors = COLOR_OF[self.side]
+        self.holds = [
+            (color, [starts[seat] + i for i in places])
+            for seat, color, places in reading.holds
+            if seat in starts
+        ]
+        self.colors = colors
         slots = list(self.plain)
         a, _ = self.hand_slots
         for k, cands in enumerate(reading.hands[self.me]):
@@ -309,10 +322,16 @@ class Sampler:
         """A full state consistent with the view, and the card behind each own handle."""
         try:
             got = _assign(self.slots, rng)
+            for _ in range(HOLD_TRIES):
+                # Prefer samples where a seat that chose a colour holds it.
+                if all(any(self.colors[got[i]] == c for i in at) for c, at in self.holds):
+                    break
+                got = _assign(self.slots, rng)
         except ValueError:
             if self.slots is self.plain:
                 raise
             self.slots = self.plain  # the memory admits no assignment: forget it
+            self.holds = []
             got = _assign(self.slots, rng)
         used = set(got)
         rest = [c for c in range(DECK_SIZE) if c not in used]

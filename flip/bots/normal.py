@@ -32,6 +32,8 @@ from ..cards import (
     REVERSE,
     SKIP,
     SKIP_EVERYONE,
+    WILD_DRAW_COLOR,
+    WILD_DRAW_TWO,
     Face,
 )
 from ..engine import next_seat as next_seat_of
@@ -52,6 +54,8 @@ from .base import (
 )
 
 ATTACKS = frozenset({DRAW_ONE, DRAW_FIVE, SKIP})
+#: With two players these give the seat that plays them the next turn too.
+AGAIN_TWO = frozenset({DRAW_ONE, DRAW_FIVE, SKIP, WILD_DRAW_TWO, WILD_DRAW_COLOR})
 
 
 def hand_badness(faces: list[Face]) -> float:
@@ -124,12 +128,21 @@ class NormalBot(Bot):
 class Context:
     """What the rules of thumb need to know about the table."""
 
-    __slots__ = ("danger", "min_opp", "next_count", "prev_count", "seats_left", "threat_faces")
+    __slots__ = (
+        "danger",
+        "min_opp",
+        "next_count",
+        "prev_count",
+        "reverse_skips",
+        "seats_left",
+        "threat_faces",
+    )
 
     danger: bool
     min_opp: int
     next_count: int
     prev_count: int
+    reverse_skips: bool
     seats_left: int
     threat_faces: list[list[Face]]
 
@@ -139,6 +152,7 @@ class Context:
         direction = direction_of(view)
         others = [p for p in players if p["seat"] != me and p["in_game"]]
         self.seats_left = len(others) + 1
+        self.reverse_skips = bool(view["options"]["two_seat_reverse_skips"])
         self.min_opp = min((p["count"] for p in others), default=99)
         self.danger = self.min_opp <= 2
         nxt = next_seat(players, me, direction)
@@ -162,6 +176,7 @@ class Context:
         hands = s.hands
         others = [i for i in range(s.seats) if i != me and s.active[i]]
         ctx.seats_left = len(others) + 1
+        ctx.reverse_skips = s.options.two_seat_reverse_skips
         ctx.min_opp = min((len(hands[i]) for i in others), default=99)
         ctx.danger = ctx.min_opp <= 2
         ctx.next_count = len(hands[next_seat_of(s, me)])
@@ -194,13 +209,53 @@ W: dict[str, float] = {
     "reverse_turn": 20.0,
     "reverse_keep": -20.0,
     "flip": 1.0,
+    "finish": 100.0,
 }
+
+
+def plays_again(face: Face, ctx: Context) -> bool:
+    """True when the seat that plays ``face`` has the next turn too."""
+    if face.kind == SKIP_EVERYONE:
+        return True
+    if ctx.seats_left != 2:
+        return False
+    if face.kind == REVERSE:
+        return ctx.reverse_skips
+    return face.kind in AGAIN_TWO
+
+
+def finishes(face: Face, rest: list[Face], ctx: Context) -> bool:
+    """True when playing ``face`` lets the seat play out ``rest`` without a turn lost.
+
+    A card that gives the seat the next turn again (Skip Everyone; with two
+    players also the Skips, Reverses and penalties) followed by cards that
+    can each be played on the one before, the last one emptying the hand.
+    """
+    if not rest:
+        return True
+    if not plays_again(face, ctx):
+        return False
+    for i, card in enumerate(rest):
+        others = rest[:i] + rest[i + 1 :]
+        follows = (
+            card.color == NO_COLOR
+            or face.color == NO_COLOR  # a Wild's colour is the seat's to choose
+            or card.color == face.color
+            or card.match_key == face.match_key
+        )
+        if card.restricted and any(f.color == face.color for f in others):
+            follows = False
+        if follows and finishes(card, others, ctx):
+            return True
+    return False
 
 
 def play_score(face: Face, rest: list[Face], ctx: Context) -> float:
     """How much Normal likes playing ``face`` and keeping ``rest``."""
     w = W
     score = face.points * (w["points_danger"] if ctx.danger else w["points"])
+    if rest and len(rest) <= 2 and finishes(face, rest, ctx):
+        score += w["finish"]
     next_is_threat = ctx.next_count == ctx.min_opp and ctx.next_count <= 4
     if face.color == NO_COLOR:
         if face.restricted:
