@@ -8,23 +8,25 @@ The bot reads everything its seat's view shows and the public pairing table:
 - the other hands' inactive faces: each narrows the card to the cards that
   carry that face, two for most faces and four for a Wild back;
 - the draw pile's top inactive face, and the discard pile's active faces;
-- with the seat's ``flip_memory``, what it saw when the table last turned
-  over: a card held across that flip showed one face then and the other now,
-  and few cards carry both, so most cards of the other hands, and the discard
-  pile's, narrow to one (see ``Sampler``).
+- with the seat's ``public_history``, everything it saw happen this round,
+  read by ``flip.bots.reading``: a hand that drew or passed held nothing
+  playable, a card played from a hand showed both its faces, a flip showed
+  every hand's other faces, a seat that chose a colour probably holds it;
+  most cards of the other hands narrow to one or two. Without a history,
+  ``flip_memory`` (what it saw at the last flip) narrows them less.
 
 For a decision with more than one option it samples *determinisations*:
 assignments of physical cards to every place (each card exactly once, each
 one carrying the face seen there; the unseen rest of the draw pile is
-shuffled) built from the view and the memory into a full ``GameState``.
+shuffled) turned into a full ``GameState`` by ``flip.sampling.rebuild``.
 Every candidate action is applied to every determinisation (common random
 numbers: the same sample and the same rollout generator for every candidate)
-and play goes on with the engine for ``DEPTH`` actions under a fast
-rules-of-thumb policy close to Normal's. Where a rollout stops it is scored:
-1 for a win, 0 for a loss, else an estimate of the bot's chance from how many
-cards everyone holds. The action with the highest mean is played; Normal's
-own choice gets a small head start, so the search only overrules it on
-evidence.
+and play goes on with the engine for ``DEPTH`` actions, every seat played as
+Normal plays (``normal_policy``: Normal's own scoring read from the state).
+Where a rollout stops it is scored: 1 for a win, 0 for a loss, else an
+estimate of the bot's chance from how many cards everyone holds. The action
+with the highest mean is played; Normal's own choice is always among the
+candidates searched.
 
 The budget is a number of simulated actions, not a clock, so the bot stays
 deterministic given its seed; it is calibrated so that one decision stays
