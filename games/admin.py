@@ -29,7 +29,7 @@ from django.utils.html import format_html, format_html_join
 
 import flip
 
-from . import services
+from . import selectors, services
 from .errors import ServiceError
 from .models import Move, Seat, Table
 
@@ -59,9 +59,7 @@ def _event_text(event: dict[str, Any]) -> str:
 
 
 def _watcher_view(table: Table) -> dict[str, Any] | None:
-    if table.state is None:
-        return None
-    return flip.watcher_view(flip.GameState.from_dict(table.state))
+    return selectors.table_view(table, None)
 
 
 # ----------------------------------------------------------------------------
@@ -89,12 +87,20 @@ class SeatInline(ReadOnlyInline):
     readonly_fields = fields
     ordering = ("number",)
 
+    # Django makes the inlines anew for each request: the table's watcher view is
+    # read once per page here, not once per seat row.
+    _players: list[dict[str, Any]] | None = None
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        view = None if obj is None else _watcher_view(obj)
+        self._players = None if view is None else view["players"]
+        return super().get_formset(request, obj, **kwargs)
+
     @admin.display(description="in the game")
     def in_game(self, seat: Seat) -> str:
-        view = _watcher_view(seat.table)
-        if view is None:
+        if self._players is None:
             return "-"
-        return "yes" if view["players"][seat.number]["in_game"] else "no"
+        return "yes" if self._players[seat.number]["in_game"] else "no"
 
 
 class MoveInline(ReadOnlyInline):

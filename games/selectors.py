@@ -46,6 +46,10 @@ def viewer_seat(table: Table, user: User | AnonymousUser) -> int | None:
 
 
 def table_state(table: Table) -> flip.GameState | None:
+    """The game in ``table``'s snapshot (None before the start): the one place it is read.
+
+    ``flip`` upgrades a snapshot written by an older version as it loads it.
+    """
     return None if table.state is None else flip.GameState.from_dict(table.state)
 
 
@@ -87,10 +91,10 @@ def table_log(table: Table, seat: int | None, *, after: int = 0) -> list[dict[st
 
 def table_record(table: Table) -> dict[str, Any]:
     """The full game record, published only once the game is over."""
-    if table.status != Table.Status.FINISHED or table.state is None:
+    state = table_state(table)
+    if table.status != Table.Status.FINISHED or state is None:
         raise Conflict("The game record is published once the game is over.", code="game_not_over")
     moves = list(table.moves.order_by("seq"))
-    state = flip.GameState.from_dict(table.state)
     start = moves[0]
     recorder = flip.Recorder(state.options, state.seed, start.payload["events"])
     for move in moves[1:]:

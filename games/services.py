@@ -26,6 +26,7 @@ import flip
 from . import conf
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
+from .selectors import table_state
 from .signals import table_changed
 
 logger = logging.getLogger(__name__)
@@ -202,9 +203,10 @@ def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]
 
 
 def _active_state(table: Table) -> flip.GameState:
-    if table.status != Table.Status.ACTIVE or table.state is None:
+    state = table_state(table)
+    if table.status != Table.Status.ACTIVE or state is None:
         raise Conflict("The game at this table is not running.", code="table_not_active")
-    return flip.GameState.from_dict(table.state)
+    return state
 
 
 def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) -> flip.Action:
@@ -277,9 +279,9 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
         table = _lock_table(table_id)
         if seq is not None and table.seq != seq:
             return None
-        if table.status != Table.Status.ACTIVE or table.state is None:
+        state = table_state(table)
+        if table.status != Table.Status.ACTIVE or state is None:
             return None
-        state = flip.GameState.from_dict(table.state)
         seat = table.seats.filter(number=state.current).first()
         if seat is None or not seat.is_bot or state.over:
             return None
@@ -323,11 +325,11 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
     """
     with transaction.atomic():
         table = _lock_table(table_id)
-        if table.status != Table.Status.ACTIVE or table.turn != turn or table.state is None:
+        state = table_state(table)
+        if table.status != Table.Status.ACTIVE or table.turn != turn or state is None:
             return None
         if table.deadline_at is None or table.deadline_at > timezone.now():
             return None
-        state = flip.GameState.from_dict(table.state)
         seat = table.seats.get(number=state.current)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
@@ -507,7 +509,8 @@ def table_abort(*, table_id: int) -> Table:
         table = _lock_table(table_id)
         if table.status in (Table.Status.FINISHED, Table.Status.ABORTED):
             raise Conflict("The table has already ended.", code="table_ended")
-        round_number = flip.GameState.from_dict(table.state).round if table.state else 0
+        state = table_state(table)
+        round_number = 0 if state is None else state.round
         _append(
             table,
             round_number=round_number,

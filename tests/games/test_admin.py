@@ -9,6 +9,7 @@ the table changed as the service says, the table's log got a move with source
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.contrib.admin.models import CHANGE, LogEntry
@@ -374,3 +375,22 @@ def test_log_trigger_refuses_update_and_delete_in_raw_sql() -> None:
             cursor.execute(sql, [move.pk])
 
     assert Move.objects.get(pk=move.pk).action == "start"
+
+
+def test_seat_rows_say_who_is_still_in_the_game_reading_the_snapshot_once(
+    admin_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = _active_table("alice", "bob", "carol")
+    services.seat_remove(table_id=table.pk, number=1)
+    loads: list[int] = []
+    real = flip.GameState.from_dict
+    monkeypatch.setattr(
+        flip.GameState, "from_dict", classmethod(lambda cls, data: loads.append(1) or real(data))
+    )
+    response = admin_client.get(f"/admin/games/table/{table.pk}/change/")
+
+    assert response.status_code == 200
+    cells = re.findall(r'<td class="field-in_game">\s*<p>(\w+)</p>', response.content.decode())
+    assert cells == ["yes", "no", "yes"]
+    # The summary and the seat rows each read the game once, not once per seat.
+    assert len(loads) <= 2
