@@ -11,8 +11,7 @@ The bot reads everything its seat's view shows and the public pairing table:
 - with the seat's ``public_history``, everything it saw happen this round,
   read by ``flip.bots.reading``: a hand that drew or passed held nothing
   playable, a card played from a hand showed both its faces, a flip showed
-  every hand's other faces, a seat that chose a colour probably holds it;
-  most cards of the other hands narrow to one or two. Without a history,
+  every hand's other faces; most cards of the other hands narrow to one or two. Without a history,
   ``flip_memory`` (what it saw at the last flip) narrows them less.
 
 For a decision with more than one option it samples *determinisations*:
@@ -42,7 +41,6 @@ from typing import Final
 from ..cards import (
     CARDS_BY_FACE,
     CODE_OF,
-    COLOR_OF,
     COLORS,
     DECK_SIZE,
     FACES,
@@ -79,8 +77,6 @@ MAX_CANDIDATES: Final = 10
 DEPTH: Final = 16
 #: What one rollout costs besides its actions (sampling, copying), in actions.
 OVERHEAD: Final = 8
-#: Samples drawn at most to find one where every seat that chose a colour holds it.
-HOLD_TRIES: Final = 3
 #: The head start Normal's own choice gets, in units of mean result.
 PRIOR: Final = 0.0
 
@@ -256,8 +252,6 @@ class Sampler:
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
         self.plain = slots
-        self.holds: list[tuple[int, list[int]]] = []  # (colour, slots): one probably has it
-        self.colors = COLOR_OF[side]
         reading = None if history is None else read(view, history)
         if reading is not None:
             self.slots = self._read(reading)
@@ -280,14 +274,6 @@ class Sampler:
         return [None if active else 0 for active in self.active]
 
     def _read(self, reading: Reading) -> list[tuple[int, ...]]:
-        starts = {seat: a for seat, a, _ in self.other_slots}
-        colors = COLOR_OF[self.side]
-        self.holds = [
-            (color, [starts[seat] + i for i in places])
-            for seat, color, places in reading.holds
-            if seat in starts
-        ]
-        self.colors = colors
         slots = list(self.plain)
         a, _ = self.hand_slots
         for k, cands in enumerate(reading.hands[self.me]):
@@ -324,16 +310,10 @@ class Sampler:
         """A full state consistent with the view, and the card behind each own handle."""
         try:
             got = _assign(self.slots, rng)
-            for _ in range(HOLD_TRIES):
-                # Prefer samples where a seat that chose a colour holds it.
-                if all(any(self.colors[got[i]] == c for i in at) for c, at in self.holds):
-                    break
-                got = _assign(self.slots, rng)
         except ValueError:
             if self.slots is self.plain:
                 raise
             self.slots = self.plain  # the memory admits no assignment: forget it
-            self.holds = []
             got = _assign(self.slots, rng)
         used = set(got)
         rest = [c for c in range(DECK_SIZE) if c not in used]

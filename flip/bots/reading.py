@@ -48,11 +48,6 @@ class Reading:
 
     hands: dict[int, list[Cands]]
     discard: list[Cands]
-    #: (seat, colour, places of that hand): the seat chose that colour for a
-    #: Wild while holding these cards, so one of them probably has it. Not a
-    #: certainty (a random player chooses any colour), so a sampler should
-    #: prefer, not insist.
-    holds: list[tuple[int, int, list[int]]]
 
 
 def _face(code: str) -> Cands:
@@ -67,15 +62,6 @@ class _Table:
         self.side = 0
         self.hands: dict[int, list[set[int]]] = {}
         self.discard: list[set[int]] = []
-        self.holds: list[tuple[int, int, list[set[int]]]] = []
-
-    def chose(self, seat: int, color: int) -> None:
-        """``seat`` chose ``color``: most players choose a colour they hold."""
-        if seat != self.me and self.hands.get(seat):
-            self.holds.append((seat, color, list(self.hands[seat])))
-
-    def forget_holds(self, seat: int | None = None) -> None:
-        self.holds = [h for h in self.holds if seat is not None and h[0] != seat]
 
     def visible_side(self, seat: int) -> int:
         """The side on which the seat reading sees ``seat``'s cards."""
@@ -121,19 +107,15 @@ class _Table:
             # A Flip from another hand: which face left the hand is not seen.
             # The flip that comes with it looks at the whole hand again.
             self.discard.append(set(played))
-            self.forget_holds(seat)
             return
         fits = [t for t in group if t & played]
         if not fits:  # lost track: the view's candidates will do
             self.discard.append(set(played))
-            self.forget_holds(seat)
             return
         gone = fits[0]
         if len(fits) == 1:
             card = gone & played
-            self._played_from_holds(seat, gone, FACE_BY_CODE[event["face"]].color)
         else:
-            self.forget_holds(seat)
             # Cards alike to the seat: any of them may have gone, so each one
             # left may be any of them.
             union = set().union(*group)
@@ -143,8 +125,6 @@ class _Table:
                     t.update(union)
         hand[:] = [t for t in hand if t is not gone]
         self.discard.append(set(card))
-        if "chosen" in event:
-            self.chose(seat, COLORS.index(event["chosen"]))
         if FACE_BY_CODE[event["face"]].restricted and seat != self.me and event["color"]:
             # A Wild Draw 2 or Wild Draw Color may only be played by a hand
             # holding no card of the colour in play.
@@ -155,18 +135,7 @@ class _Table:
                 if kept:
                     token.intersection_update(kept)
 
-    def _played_from_holds(self, seat: int, gone: set[int], color: int) -> None:
-        kept = []
-        for who, wanted, tokens in self.holds:
-            if who == seat and any(t is gone for t in tokens):
-                if color == wanted:
-                    continue  # the colour chosen was the colour held
-                tokens = [t for t in tokens if t is not gone]
-            kept.append((who, wanted, tokens))
-        self.holds = kept
-
     def flip(self, event: Mapping[str, Any]) -> None:
-        self.forget_holds()  # every hand is looked at anew
         self.side ^= 1
         self.discard.reverse()
         for h in event["hands"]:
@@ -228,11 +197,8 @@ def read(view: View, history: Mapping[str, Any]) -> Reading | None:
             table.held_nothing_playable(
                 seat, event["top"], event["color"], table.hands.get(seat, [])
             )
-        elif kind == "choose_color":
-            table.chose(event["seat"], COLORS.index(event["color"]))
         elif kind == "leave":
             table.hands.pop(event["seat"], None)
-            table.forget_holds(event["seat"])
         elif kind == "reshuffle":
             table.discard = table.discard[-1:]
     return _line_up(view, table)
@@ -242,13 +208,12 @@ def _line_up(view: View, table: _Table) -> Reading:
     """The followed candidates in the view's order; the view's own where they disagree."""
     me: int = view["seat"]
     hands: dict[int, list[Cands]] = {}
-    places: dict[int, int] = {}  # id of a followed card -> its place in its hand
     for p in view["players"]:
         seat = p["seat"]
         if not p["in_game"]:
             continue
         codes = [e["face"] for e in view["hand"]] if seat == me else list(p["faces"])
-        hands[seat] = _match(codes, table.hands.get(seat, []), table, seat, places)
+        hands[seat] = _match(codes, table.hands.get(seat, []), table, seat)
     codes = list(view["discard_pile"])
     discard = [_face(code) for code in codes]
     if len(table.discard) == len(codes):
@@ -256,17 +221,7 @@ def _line_up(view: View, table: _Table) -> Reading:
             narrowed = token & discard[i]
             if narrowed:
                 discard[i] = frozenset(narrowed)
-    colors = COLOR_OF[table.side]
-    holds = []
-    for seat, color, tokens in table.holds:
-        at = [places.get(id(t), -1) for t in tokens]
-        if -1 in at or seat not in hands:
-            continue
-        can = [i for i in at if any(colors[c] == color for c in hands[seat][i])]
-        sure = any(all(colors[c] == color for c in hands[seat][i]) for i in at)
-        if can and not sure:
-            holds.append((seat, color, at))
-    return Reading(hands=hands, discard=discard, holds=holds)
+    return Reading(hands=hands, discard=discard)
 
 
 def _match(
@@ -274,7 +229,6 @@ def _match(
     tokens: list[set[int]],
     table: _Table,
     seat: int,
-    places: dict[int, int],
 ) -> list[Cands]:
     by_face: dict[str, list[set[int]]] = {}
     for token in tokens:
@@ -285,9 +239,7 @@ def _match(
         cards = _face(code)
         followed = by_face.get(code)
         if followed:
-            token = followed.pop()
-            narrowed = token & cards
-            places[id(token)] = len(out)
+            narrowed = followed.pop() & cards
             out.append(frozenset(narrowed) if narrowed else cards)
         else:
             out.append(cards)
