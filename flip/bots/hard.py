@@ -25,7 +25,8 @@ Normal plays (``normal_policy``: Normal's own scoring read from the state).
 Where a rollout stops it is scored: 1 for a win, 0 for a loss, else an
 estimate of the bot's chance from how many cards everyone holds. The action
 with the highest mean is played; Normal's own choice is always among the
-candidates searched.
+candidates searched and gets a small head start (``PRIOR``), a hedge for
+when the other seats do not play as Normal does.
 
 The budget is a number of simulated actions, not a clock, so the bot stays
 deterministic given its seed; it is calibrated so that one decision stays
@@ -78,7 +79,7 @@ DEPTH: Final = 16
 #: What one rollout costs besides its actions (sampling, copying), in actions.
 OVERHEAD: Final = 8
 #: The head start Normal's own choice gets, in units of mean result.
-PRIOR: Final = 0.0
+PRIOR: Final = 0.02
 
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
 _PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
