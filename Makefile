@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api
+.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -18,6 +18,8 @@ help:
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
+	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
+	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,7 +52,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications accounts gamenook
+	$(BIN)/mypy games notifications accounts web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest
@@ -67,3 +69,12 @@ bench-api: venv
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_sweep
 bench-sweep: venv
 	DATABASE_URL=$(BENCH_DATABASE_URL) $(BIN)/python manage.py bench_sweep
+
+# Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped).
+BENCH_WEB_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_web
+bench-web: venv
+	$(BIN)/python scripts/bench_web.py --database-url $(BENCH_WEB_DATABASE_URL)
+
+# The browser tests write the PNGs docs/web.md shows.
+screenshots: venv
+	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/test_browser.py

@@ -1,10 +1,15 @@
-"""Accounts: register, obtain a token, read and change ``/me``."""
+"""Accounts: register, tokens, log out, addresses, passwords, ``/me``.
+
+Every endpoint here is in the ``accounts`` rate-limit scope. Request bodies
+use the strict fields of ``games.apis.fields``: a value of the wrong JSON
+type is refused, never coerced.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, logout, update_session_auth_hash
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
@@ -16,13 +21,45 @@ from rest_framework.views import APIView
 
 from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
+from games.apis.fields import StrictBooleanField, StrictCharField, StrictEmailField
 from games.apis.idempotency import idempotent
-from games.errors import ServiceError
+from games.errors import Conflict, ServiceError
 from notifications import services as notifications
 
-from . import services
+from . import selectors, services
+from .models import ApiToken
 
 TAG = ["accounts"]
+
+#: The password rules the server applies (AUTH_PASSWORD_VALIDATORS), for the schema.
+RULES_HELP = (
+    "8 to 128 characters; not mostly digits, not a common password, "
+    "not too close to the username or the address."
+)
+
+
+def _errors(*codes: int) -> dict[int, Any]:
+    return {code: ErrorSerializer for code in codes}
+
+
+_user = request_user  # IsAuthenticated has run: the user is a real one
+
+
+def _password(**kwargs: Any) -> StrictCharField:
+    return StrictCharField(
+        write_only=True, min_length=8, max_length=128, help_text=RULES_HELP, **kwargs
+    )
+
+
+def _detail(text: str) -> dict[str, str]:
+    return {"detail": text}
+
+
+_DATETIME = serializers.DateTimeField()
+
+
+class DetailSerializer(serializers.Serializer[Any]):
+    detail = serializers.CharField(help_text="What happened, for a person.")
 
 
 class RegisterApi(APIView):
@@ -32,27 +69,31 @@ class RegisterApi(APIView):
 
     @extend_schema_serializer(component_name="RegisterInput")
     class InputSerializer(serializers.Serializer[Any]):
-        username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
-        email = serializers.EmailField()
-        password = serializers.CharField(write_only=True, max_length=128)
+        username = StrictCharField(
+            min_length=1, max_length=150, validators=[UnicodeUsernameValidator()]
+        )
+        email = StrictEmailField(help_text="Unique (in any case); it gets a confirmation link.")
+        password = _password()
 
     @extend_schema_serializer(component_name="RegisterOutput")
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
         username = serializers.CharField()
         email = serializers.EmailField()
+        email_verified = serializers.BooleanField()
 
     @extend_schema(
         tags=TAG,
-        summary="Register a new account",
+        summary="Register a new account (a link to confirm the address is mailed)",
         request=InputSerializer,
-        responses={201: OutputSerializer, 400: ErrorSerializer, 429: ErrorSerializer},
+        responses={201: OutputSerializer, **_errors(400, 413, 429)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data)
         user = services.user_register(**data)
-        return Response(self.OutputSerializer(user).data, status=status.HTTP_201_CREATED)
+        body = {"id": user.pk, "username": user.username, "email": user.email}
+        return Response({**body, "email_verified": False}, status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
@@ -62,61 +103,233 @@ class TokenApi(APIView):
 
     @extend_schema_serializer(component_name="TokenInput")
     class InputSerializer(serializers.Serializer[Any]):
-        username = serializers.CharField(max_length=150)
-        password = serializers.CharField(write_only=True, max_length=128)
+        username = StrictCharField(max_length=150)
+        password = StrictCharField(write_only=True, max_length=128)
+        name = StrictCharField(
+            required=False,
+            default="default",
+            min_length=1,
+            max_length=64,
+            help_text="Which client the token is for; a token of the same name is replaced.",
+        )
 
     @extend_schema_serializer(component_name="TokenOutput")
     class OutputSerializer(serializers.Serializer[Any]):
         token = serializers.CharField(
-            help_text='Send it as the header "Authorization: Token <token>".'
+            help_text='Send it as the header "Authorization: Token <token>". '
+            "Shown only now: the server keeps only its hash."
         )
+        id = serializers.IntegerField()
+        name = serializers.CharField()
+        prefix = serializers.CharField(help_text="Its first characters, to tell tokens apart.")
 
     @extend_schema(
         tags=TAG,
-        summary="Obtain the API token for a username and password",
+        summary="Make a named API token with a username and password",
         request=InputSerializer,
-        responses={200: OutputSerializer, 400: ErrorSerializer, 429: ErrorSerializer},
+        responses={200: OutputSerializer, **_errors(400, 409, 413, 429)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data)
-        user = authenticate(request._request, **data)
+        user = authenticate(request._request, username=data["username"], password=data["password"])
         if not isinstance(user, User) or not user.is_active:
             raise ServiceError("Wrong username or password.", code="invalid_credentials")
-        return Response({"token": services.user_token_obtain(user=user)})
+        token, key = services.token_create(user=user, name=data["name"])
+        return Response({"token": key, "id": token.pk, "name": token.name, "prefix": token.prefix})
+
+
+class LogoutApi(APIView):
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Log out: revoke the token this request carries (or end the session)",
+        request=None,
+        responses={204: None, **_errors(400, 401, 403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        parse_input(_Empty, request.data)
+        if isinstance(request.auth, ApiToken):
+            services.token_revoke(user=_user(request), token_id=request.auth.pk)
+        else:
+            logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class _Empty(serializers.Serializer[Any]):
+    """A body with no fields."""
+
+
+class TokenListApi(APIView):
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="TokenInfo")
+    class OutputSerializer(serializers.Serializer[Any]):
+        id = serializers.IntegerField()
+        name = serializers.CharField()
+        prefix = serializers.CharField()
+        created_at = serializers.DateTimeField()
+        last_used_at = serializers.DateTimeField(
+            allow_null=True, help_text="To within five minutes."
+        )
+        current = serializers.BooleanField(help_text="The token this request carries.")
+
+    @extend_schema(
+        tags=TAG,
+        summary="Your API tokens (names and prefixes; never the tokens)",
+        responses={200: OutputSerializer(many=True), **_errors(401, 429)},
+    )
+    def get(self, request: Request) -> Response:
+        current = request.auth.pk if isinstance(request.auth, ApiToken) else None
+        rows = [
+            {
+                "id": t.pk,
+                "name": t.name,
+                "prefix": t.prefix,
+                "created_at": _DATETIME.to_representation(t.created_at),
+                "last_used_at": _DATETIME.to_representation(t.last_used_at)
+                if t.last_used_at
+                else None,
+                "current": t.pk == current,
+            }
+            for t in selectors.tokens_of(user=_user(request))
+        ]
+        return Response(rows)
+
+
+class TokenDetailApi(APIView):
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Revoke one of your tokens",
+        responses={204: None, **_errors(401, 403, 404, 429)},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        services.token_revoke(user=_user(request), token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VerifyEmailApi(APIView):
+    """The token from the confirmation link; no login needed (the token is the proof)."""
+
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="VerifyEmailInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        token = StrictCharField(max_length=500, help_text="The last part of the mailed link.")
+
+    @extend_schema(
+        tags=TAG,
+        summary="Confirm an e-mail address with the token of the mailed link",
+        request=InputSerializer,
+        responses={200: DetailSerializer, **_errors(400, 413, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        user = services.email_verify(token=data["token"])
+        return Response(_detail(f"{user.email} is confirmed: game e-mail goes to it."))
+
+
+class PasswordResetApi(APIView):
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="PasswordResetInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        email = StrictEmailField()
+
+    @extend_schema(
+        tags=TAG,
+        summary="Mail a password reset link to an account's address",
+        description="Answers 202 whether or not an account has the address.",
+        request=InputSerializer,
+        responses={202: DetailSerializer, **_errors(400, 413, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        services.password_reset_request(email=data["email"])
+        text = "If an account has this address, a link to reset its password is on its way."
+        return Response(_detail(text), status=status.HTTP_202_ACCEPTED)
+
+
+class PasswordResetConfirmApi(APIView):
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="PasswordResetConfirmInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        uid = StrictCharField(max_length=64)
+        token = StrictCharField(max_length=128)
+        password = _password()
+
+    @extend_schema(
+        tags=TAG,
+        summary="Set a new password with the uid and token of a reset link",
+        description="Revokes every API token of the account.",
+        request=InputSerializer,
+        responses={200: DetailSerializer, **_errors(400, 413, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        services.password_reset_confirm(**data)
+        return Response(_detail("Your password is changed; make a new token to sign in."))
+
+
+class PasswordChangeApi(APIView):
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="PasswordChangeInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        current_password = StrictCharField(write_only=True, max_length=128)
+        new_password = _password()
+
+    @extend_schema(
+        tags=TAG,
+        summary="Change your password (your other tokens are revoked)",
+        request=InputSerializer,
+        responses={200: DetailSerializer, **_errors(400, 401, 403, 413, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        user = _user(request)
+        keep = request.auth if isinstance(request.auth, ApiToken) else None
+        services.password_change(user=user, keep=keep, **data)
+        if keep is None:
+            update_session_auth_hash(request._request, user)
+        return Response(_detail("Your password is changed; your other tokens are revoked."))
 
 
 class NotificationPreferencesSerializer(serializers.Serializer[Any]):
     """Which e-mails the user gets; every switch is on until they change it."""
 
-    your_turn = serializers.BooleanField(required=False, help_text="A turn starts for you.")
-    reminder = serializers.BooleanField(required=False, help_text="Half your time is gone.")
-    timeout = serializers.BooleanField(
-        required=False, help_text="Your time ran out: what the table did."
-    )
-    game_over = serializers.BooleanField(required=False, help_text="The ranking and scores.")
-    unsubscribed_all = serializers.BooleanField(
+    your_turn = StrictBooleanField(required=False, help_text="A turn starts for you.")
+    reminder = StrictBooleanField(required=False, help_text="Half your time is gone.")
+    timeout = StrictBooleanField(required=False, help_text="Your time ran out: what the table did.")
+    game_over = StrictBooleanField(required=False, help_text="The ranking and scores.")
+    unsubscribed_all = StrictBooleanField(
         required=False, help_text="No e-mail at all (the one-click unsubscribe link sets it)."
     )
 
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(str(key) for key in data if key not in self.fields)
-            if unknown:
-                raise serializers.ValidationError(
-                    {key: ["This field is not accepted here."] for key in unknown}
-                )
-        return super().to_internal_value(data)
-
 
 class MeApi(APIView):
-    """The signed-in user and their e-mail preferences (``notifications``)."""
+    """The signed-in user, their address and their e-mail preferences (``notifications``)."""
 
     throttle_classes = (AccountThrottle,)
 
     @extend_schema_serializer(component_name="MeInput")
     class InputSerializer(serializers.Serializer[Any]):
-        email = serializers.EmailField(required=False)
+        email = StrictEmailField(
+            required=False, help_text="A new address gets a confirmation link."
+        )
         notifications = NotificationPreferencesSerializer(required=False)
 
     @extend_schema_serializer(component_name="MeOutput")
@@ -124,7 +337,19 @@ class MeApi(APIView):
         id = serializers.IntegerField()
         username = serializers.CharField()
         email = serializers.EmailField()
+        email_verified = serializers.SerializerMethodField()
+        email_status = serializers.SerializerMethodField()
         notifications = serializers.SerializerMethodField()
+
+        @extend_schema_field(serializers.BooleanField())
+        def get_email_verified(self, user: User) -> bool:
+            return notifications.email_is_verified(user)
+
+        @extend_schema_field(
+            serializers.CharField(help_text="Whether game e-mail reaches you, and if not why.")
+        )
+        def get_email_status(self, user: User) -> str:
+            return selectors.email_status(user=user)
 
         @extend_schema_field(NotificationPreferencesSerializer)
         def get_notifications(self, user: User) -> dict[str, Any]:
@@ -133,7 +358,7 @@ class MeApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="The signed-in user",
-        responses={200: OutputSerializer, 401: ErrorSerializer, 429: ErrorSerializer},
+        responses={200: OutputSerializer, **_errors(401, 429)},
     )
     def get(self, request: Request) -> Response:
         return Response(self.OutputSerializer(request.user).data)
@@ -142,14 +367,7 @@ class MeApi(APIView):
         tags=TAG,
         summary="Change the signed-in user's e-mail address or e-mail preferences",
         request=InputSerializer,
-        responses={
-            200: OutputSerializer,
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            409: ErrorSerializer,
-            422: ErrorSerializer,
-            429: ErrorSerializer,
-        },
+        responses={200: OutputSerializer, **_errors(400, 401, 403, 409, 413, 422, 429)},
     )
     @idempotent
     def patch(self, request: Request) -> Response:
@@ -159,3 +377,27 @@ class MeApi(APIView):
             user=request_user(request), notifications_changes=changes, **data
         )
         return Response(self.OutputSerializer(user).data)
+
+
+class MeVerifyEmailApi(APIView):
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Mail a new link confirming your address",
+        description="At most one mail a minute; answers 202 either way.",
+        request=None,
+        responses={202: DetailSerializer, **_errors(400, 401, 403, 409, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        parse_input(_Empty, request.data)
+        user = _user(request)
+        if notifications.email_is_verified(user):
+            raise Conflict("Your address is confirmed already.", code="already_verified")
+        if not user.email:
+            raise ServiceError("Your account has no address: set one first.", code="no_email")
+        services.email_verification_send(user=user)
+        return Response(
+            _detail(f"A link confirming {user.email} is on its way."),
+            status=status.HTTP_202_ACCEPTED,
+        )

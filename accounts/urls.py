@@ -1,4 +1,4 @@
-"""Account routes, mounted at /api/v1/ by gamenook.urls next to the games API."""
+"""Account routes: the API, mounted at /api/v1/ by gamenook.urls next to the games API."""
 
 from django.urls import URLPattern, URLResolver, path
 
@@ -7,5 +7,17 @@ from . import apis
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register/", apis.RegisterApi.as_view(), name="auth-register"),
     path("auth/token/", apis.TokenApi.as_view(), name="auth-token"),
+    path("auth/logout/", apis.LogoutApi.as_view(), name="auth-logout"),
+    path("auth/verify-email/", apis.VerifyEmailApi.as_view(), name="auth-verify-email"),
+    path("auth/password-reset/", apis.PasswordResetApi.as_view(), name="auth-password-reset"),
+    path(
+        "auth/password-reset/confirm/",
+        apis.PasswordResetConfirmApi.as_view(),
+        name="auth-password-reset-confirm",
+    ),
     path("me/", apis.MeApi.as_view(), name="me"),
+    path("me/password/", apis.PasswordChangeApi.as_view(), name="me-password"),
+    path("me/verify-email/", apis.MeVerifyEmailApi.as_view(), name="me-verify-email"),
+    path("me/tokens/", apis.TokenListApi.as_view(), name="me-tokens"),
+    path("me/tokens/<id:token_id>/", apis.TokenDetailApi.as_view(), name="me-token"),
 ]

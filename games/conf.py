@@ -18,3 +18,14 @@ def run_bots_inline() -> bool:
 def bench_endpoints() -> bool:
     """Serve the API load benchmark's baseline endpoint (never in production)."""
     return bool(settings.GAMENOOK_BENCH_ENDPOINTS)
+
+
+def fixed_game_seed() -> str:
+    """A seed every new game uses instead of a random one: demos only, never production."""
+    return str(settings.GAMENOOK_GAME_SEED)
+
+
+def max_body_bytes() -> int:
+    """The largest request body the API reads (Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return int(limit) if limit is not None else 2_621_440

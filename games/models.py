@@ -122,6 +122,16 @@ class Seat(models.Model):
         related_name="seats",
     )
     bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
+    # Who played the seat before a moderator handed it to a bot: they keep the
+    # watcher view, the log and the record of the table.
+    previous_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="former_seats",
+    )
     joined_at = models.DateTimeField(auto_now_add=True)
     left_at = models.DateTimeField(null=True, blank=True)
 

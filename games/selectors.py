@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
+from flip.cards import SYMBOLS
 
 from .errors import Conflict, Forbidden, NotFound
 from .models import Seat, Table
@@ -34,14 +36,17 @@ def seat_for(table: Table, user: User | AnonymousUser) -> Seat | None:
 def viewer_seat(table: Table, user: User | AnonymousUser) -> int | None:
     """The flip seat whose view ``user`` gets: their seat, or None for a watcher.
 
-    Raises ``Forbidden`` when the user holds no seat and the table does not
-    allow watching.
+    A player whose seat a moderator handed to a bot watches their own table
+    whatever its watcher setting. Raises ``Forbidden`` when the user holds no
+    seat, held none, and the table does not allow watching.
     """
     seat = seat_for(table, user)
     if seat is not None:
         return seat.number
     if table.allow_watchers:
         return None
+    if user.is_authenticated and table.seats.filter(previous_user=user).exists():
+        return None  # their seat went to a bot: they may still watch their own table
     raise Forbidden("This table does not allow watchers.", code="watching_not_allowed")
 
 
@@ -121,7 +126,7 @@ def tables_list(
         tables = tables.filter(status=status)
     if mine:
         # A subquery, not a join: joining seats again would multiply the ``taken`` count.
-        seated = Seat.objects.filter(user=user).values("table_id")
+        seated = Seat.objects.filter(Q(user=user) | Q(previous_user=user)).values("table_id")
         tables = tables.filter(Q(pk__in=seated) | Q(host=user))
     if open_seats:
         tables = tables.filter(status=Table.Status.LOBBY).filter(taken__lt=F("seat_count"))
@@ -302,3 +307,193 @@ def tables_waiting_for_bot(*, unchanged_since: datetime) -> Iterator[tuple[int, 
         .values_list("pk", "seq")
     )
     return waiting.iterator(chunk_size=1000)
+
+
+# ----------------------------------------------------------------------------
+# For the web client (``web/``)
+#
+# The web client may not import flip. What it needs of the rules comes through
+# these thin functions, so every word and every refusal a page shows is the
+# engine's own, and nothing about a game is decided in a template.
+
+#: The rules' refusal, raised by the services; the web client catches it by this name.
+RuleError = flip.RuleError
+
+_KIND_WORDS = {
+    "draw-one": "Draw One",
+    "draw-five": "Draw Five",
+    "reverse": "Reverse",
+    "skip": "Skip",
+    "skip-everyone": "Skip Everyone",
+    "flip": "Flip",
+    "wild": "Wild",
+    "wild-draw-two": "Wild Draw 2",
+    "dark-wild": "Dark Wild",
+    "wild-draw-color": "Wild Draw Color",
+}
+
+
+def refusal_sentence(code: str) -> str:
+    """The sentence a person reads for a refusal code of the rules (``flip.MESSAGES``)."""
+    return flip.MESSAGES.get(code, code)
+
+
+def face_words(code: str) -> dict[str, Any]:
+    """A face code in words: its side, colour, symbol, kind, number, name and points.
+
+    >>> face_words("sun-draw-one")["name"]
+    'Yellow Draw One'
+    >>> face_words("wild-draw-color")["color"] is None
+    True
+    """
+    face = flip.parse_face(code)
+    color = None if face.is_wild else flip.COLORS[face.color]
+    symbol = None if face.is_wild else code.partition("-")[0]
+    kind = "number" if face.number else face.kind
+    what = str(face.number) if face.number else _KIND_WORDS[face.kind]
+    name = what if color is None else f"{color.capitalize()} {what}"
+    return {
+        "code": code,
+        "side": flip.SIDES[face.side],
+        "color": color,
+        "symbol": symbol,
+        "kind": kind,
+        "number": face.number or None,
+        "label": what,
+        "name": name,
+        "points": face.points,
+    }
+
+
+def side_colors(side: str) -> list[str]:
+    """The four colours of ``side`` ("light" or "dark"), in the side's order."""
+    start = 0 if side == flip.SIDES[0] else 4
+    return list(flip.COLORS[start : start + 4])
+
+
+def color_symbol(color: str) -> str:
+    """The symbol printed with ``color`` (red: flame ... purple: star)."""
+    return SYMBOLS[flip.color_code(color)]
+
+
+def table_seats(table: Table) -> list[dict[str, Any]]:
+    """The table's seats in order: number, the user's id and name or the bot level, left."""
+    return [
+        {
+            "number": seat.number,
+            "user_id": seat.user_id,
+            "username": seat.user.username if seat.user is not None else None,
+            "bot_level": seat.bot_level or None,
+            "left": seat.left_at is not None,
+        }
+        for seat in table.seats.select_related("user").order_by("number")
+    ]
+
+
+def table_version(
+    table_id: int, user: User | AnonymousUser
+) -> tuple[int, str, int | None, bool] | None:
+    """``(seq, status, seat, allow_watchers)`` of a table for ``user`` in one query.
+
+    None: no such table. What a live page's ETag is made of: it changes
+    whenever anything the page shows does (every change appends a move, except
+    in the lobby; see ``table_lobby_digest``).
+    """
+    user_id = user.pk if user.is_authenticated else 0  # no user has id 0: no seat
+    seat = Seat.objects.filter(table_id=OuterRef("pk"), user_id=user_id).values("number")[:1]
+    row = (
+        Table.objects.filter(pk=table_id)
+        .annotate(my_seat=Subquery(seat))
+        .values_list("seq", "status", "my_seat", "allow_watchers")
+        .first()
+    )
+    return None if row is None else (row[0], row[1], row[2], row[3])
+
+
+def table_lobby_digest(table_id: int) -> str:
+    """A short digest of a lobby's seats: they come and go while ``seq`` stays 0."""
+    rows = Seat.objects.filter(table_id=table_id).order_by("number")
+    text = ";".join(
+        f"{n}:{u}:{b}" for n, u, b in rows.values_list("number", "user_id", "bot_level")
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def table_choices() -> dict[str, Any]:
+    """The options a table can be opened with, for the web client's form."""
+    return {
+        "seat_counts": list(range(2, 11)),
+        "turn_hours": list(Table.TURN_HOURS),
+        "timeout_policies": list(Table.TimeoutPolicy.choices),
+        "scorings": list(Table.Scoring.choices),
+        "targets": list(Table.TARGETS),
+        "bot_levels": list(Seat.BotLevel.choices),
+    }
+
+
+def lobby_for(user: User) -> dict[str, list[Any]]:
+    """The lobby's lists for ``user``: tables where it is their turn (soonest deadline
+    first), their other running tables, the lobbies they sit at, open tables they
+    can join, and their finished games (newest first).
+
+    Whose turn it is comes from ``Table.to_act``, written with every snapshot.
+    """
+    mine = Seat.objects.filter(user=user).values("table_id")
+    to_act = Seat.objects.filter(
+        table=OuterRef("pk"), number=OuterRef("to_act"), user=user, left_at__isnull=True
+    )
+    base = Table.objects.select_related("host").prefetch_related("seats__user")
+    active = base.filter(status=Table.Status.ACTIVE, pk__in=mine).annotate(my_turn=Exists(to_act))
+    my_turn = list(active.filter(my_turn=True).order_by("deadline_at", "pk"))
+    others = list(active.filter(my_turn=False).order_by("-started_at", "-pk"))
+    waiting = list(base.filter(status=Table.Status.LOBBY, pk__in=mine).order_by("-created_at"))
+    joinable = list(
+        base.annotate(taken=Count("seats"))
+        .filter(status=Table.Status.LOBBY, taken__lt=F("seat_count"))
+        .exclude(pk__in=mine)
+        .order_by("-created_at")[:50]
+    )
+    finished = list(
+        base.filter(status=Table.Status.FINISHED, pk__in=mine).order_by("-finished_at")[:50]
+    )
+    return {
+        "my_turn": my_turn,
+        "active": others,
+        "waiting": waiting,
+        "joinable": joinable,
+        "finished": finished,
+    }
+
+
+def web_viewer_seat(table: Table, user: User) -> int | None:
+    """As ``viewer_seat``, except that a moderator may always watch (the admin links here).
+
+    A moderator already sees the watcher view in the admin; this shows them
+    the same facts on the table page, never a seat's.
+    """
+    moderator = not table.allow_watchers and user.has_perm("games.change_table")
+    if moderator and seat_for(table, user) is None:
+        return None
+    return viewer_seat(table, user)
+
+
+def table_replay(table: Table) -> list[dict[str, Any]]:
+    """Every open position of a finished game, from its record (``flip.replay``).
+
+    The record is published once the game is over, so every hand is shown
+    face up. Raises ``Conflict`` (``game_not_over``) before that.
+    """
+    from flip.replay import open_positions
+
+    return list(open_positions(table_record(table)))
+
+
+def user_has_history(*, user: User) -> bool:
+    """True when a table, a seat (also one since handed to a bot) or a move names ``user``.
+
+    Those rows are kept for good, so such a user can be anonymised, not deleted.
+    """
+    return (
+        Table.objects.filter(host=user).exists()
+        or Seat.objects.filter(Q(user=user) | Q(previous_user=user)).exists()
+    )

@@ -368,9 +368,11 @@ def new_game_seed() -> str:
     """Ruling 14: a seed per game from ``secrets``.
 
     It never leaves the server while the game runs (it is in the record
-    published at the end). Tests replace this function to deal known games.
+    published at the end). Tests replace this function to deal known games;
+    the API transcript of ``docs/api.md`` sets ``GAMENOOK_GAME_SEED`` (local
+    settings only) to deal the same game every time.
     """
-    return secrets.token_hex(16)
+    return conf.fixed_game_seed() or secrets.token_hex(16)
 
 
 def table_create(
@@ -549,9 +551,11 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
         previous = seat.user_id
+        if previous is not None:
+            seat.previous_user_id = previous
         seat.user = None
         seat.bot_level = level
-        seat.save(update_fields=["user", "bot_level"])
+        seat.save(update_fields=["user", "bot_level", "previous_user"])
         _append(
             table,
             round_number=state.round,

@@ -2,18 +2,19 @@
 
 from django.urls import URLPattern, URLResolver, path
 
+# Importing the API registers the <id:...> converter (games.apis.common).
 from .apis import tables
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListApi.as_view(), name="tables"),
-    path("tables/<int:table_id>/", tables.TableDetailApi.as_view(), name="table"),
-    path("tables/<int:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
-    path("tables/<int:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
-    path("tables/<int:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
-    path("tables/<int:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
-    path("tables/<int:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),
-    path("tables/<int:table_id>/actions/", tables.TableActionApi.as_view(), name="table-actions"),
-    path("tables/<int:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
-    path("tables/<int:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
-    path("tables/<int:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
+    path("tables/<id:table_id>/", tables.TableDetailApi.as_view(), name="table"),
+    path("tables/<id:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
+    path("tables/<id:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
+    path("tables/<id:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
+    path("tables/<id:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),
+    path("tables/<id:table_id>/actions/", tables.TableActionApi.as_view(), name="table-actions"),
+    path("tables/<id:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
+    path("tables/<id:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
+    path("tables/<id:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
 ]

@@ -40,6 +40,16 @@ class ReminderAdmin(admin.ModelAdmin[Reminder]):
 
 @admin.register(Preferences)
 class PreferencesAdmin(admin.ModelAdmin[Preferences]):
-    list_display = ["user", "your_turn", "reminder", "timeout", "game_over", "unsubscribed_all"]
+    list_display = [
+        "user",
+        "verified_email",
+        "your_turn",
+        "reminder",
+        "timeout",
+        "game_over",
+        "unsubscribed_all",
+    ]
     search_fields = ["user__username", "user__email"]
     raw_id_fields = ["user"]
+    # Set only by the user following accounts' signed link: staff cannot vouch for an address.
+    readonly_fields = ["verified_email"]

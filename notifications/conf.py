@@ -16,6 +16,11 @@ def table_url_template() -> str:
     return str(settings.GAMENOOK_TABLE_URL)
 
 
+def replay_url_template() -> str:
+    """The link to a finished game's replay in the game-over e-mail; ``{table_id}`` is filled in."""
+    return str(settings.GAMENOOK_REPLAY_URL)
+
+
 def email_max_attempts() -> int:
     return int(settings.GAMENOOK_EMAIL_MAX_ATTEMPTS)
 

@@ -43,6 +43,9 @@ class OutboxMessage(models.Model):
         REMINDER = "reminder", "Halfway reminder"
         TIMEOUT = "timeout", "Your time ran out"
         GAME_OVER = "game_over", "The game is over"
+        # Account mail (composed by accounts): sent whatever the preferences say.
+        VERIFY_EMAIL = "verify_email", "Confirm your e-mail address"
+        PASSWORD_RESET = "password_reset", "Reset your password"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -107,6 +110,10 @@ class Preferences(models.Model):
     timeout = models.BooleanField(default=True)
     game_over = models.BooleanField(default=True)
     unsubscribed_all = models.BooleanField(default=False)
+    # The address the user proved they read (accounts' signed link). Game mail goes
+    # only to this address, so changing the account's address stops it until the
+    # new one is confirmed too.
+    verified_email = models.EmailField(blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

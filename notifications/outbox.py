@@ -33,6 +33,11 @@ def table_url(table_id: int) -> str:
     return conf.table_url_template().format(table_id=table_id)
 
 
+def replay_url(table_id: int) -> str:
+    """The link to a finished game's replay (the game-over mail)."""
+    return conf.replay_url_template().format(table_id=table_id)
+
+
 def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) -> dict[str, Any]:
     """Subject, plain text, HTML and headers of one message, from the templates."""
     unsubscribe = unsubscribe_url(user)
@@ -40,6 +45,7 @@ def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) 
         "user": user,
         "table": table,
         "table_url": table_url(table.id),
+        "replay_url": replay_url(table.id),
         "unsubscribe_url": unsubscribe,
         "site_url": conf.site_url(),
         **context,
@@ -93,6 +99,42 @@ def outbox_enqueue(
     return message
 
 
+#: Mail about the account itself: sent to the address it names, whatever the switches.
+ACCOUNT_KINDS = (OutboxMessage.Kind.VERIFY_EMAIL, OutboxMessage.Kind.PASSWORD_RESET)
+
+
+def account_mail_enqueue(
+    *, user: User, kind: str, to: str, subject: str, text: str
+) -> OutboxMessage:
+    """Queue a message ``accounts`` composed (a confirmation link, a password reset link).
+
+    It goes to ``to`` even while that address is unverified (confirming it is
+    the point) and whatever the user's switches say. Call it inside the
+    transaction that decided it; the sending job is queued after the commit.
+    """
+    if kind not in ACCOUNT_KINDS:
+        raise ValueError(f"not an account message: {kind}")
+    message = OutboxMessage.objects.create(
+        user=user,
+        to=to,
+        kind=kind,
+        subject=subject,
+        text=text,
+        next_attempt_at=timezone.now(),
+    )
+    jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
+    return message
+
+
+def _still_wanted(message: OutboxMessage) -> bool:
+    """Whether a pending message should still go out now (the user may have changed things)."""
+    if message.kind in ACCOUNT_KINDS:
+        return message.user.is_active
+    # Game mail: wanted, and still to the (confirmed) address it was written for.
+    same_address = message.to.lower() == message.user.email.lower()
+    return same_address and wants(message.user, message.kind)
+
+
 @dataclass(frozen=True)
 class SendOutcome:
     """What one sending attempt did; ``retry_in`` (seconds) when it should be tried again."""
@@ -136,7 +178,7 @@ def outbox_send(*, message_id: int) -> SendOutcome:
             return SendOutcome(sent=False)
         if message.next_attempt_at is not None and message.next_attempt_at > now + _EARLY_TOLERANCE:
             return SendOutcome(sent=False)  # an early copy; the scheduled retry will come
-        if not wants(message.user, message.kind):
+        if not _still_wanted(message):
             message.status = OutboxMessage.Status.CANCELLED
             message.save(update_fields=["status"])
             return SendOutcome(sent=False)

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.urls import reverse
 
 from . import conf
-from .models import Preferences
+from .models import OutboxMessage, Preferences
 
 PREFERENCE_FIELDS = ("your_turn", "reminder", "timeout", "game_over", "unsubscribed_all")
 PREFERENCES_DEFAULT = {name: name != "unsubscribed_all" for name in PREFERENCE_FIELDS}
@@ -80,6 +80,38 @@ def user_unsubscribe(user: User) -> None:
     preferences_update(user, unsubscribed_all=True)
 
 
+def email_verified_set(user: User, email: str) -> None:
+    """Record that ``user`` proved they read ``email`` (accounts calls this on a valid link)."""
+    with transaction.atomic():
+        _preferences(user)
+        Preferences.objects.filter(user=user).update(verified_email=email)
+
+
+def email_is_verified(user: User) -> bool:
+    """True when the account's current address is the one the user confirmed."""
+    if not user.email:
+        return False
+    verified = _preferences(user).verified_email
+    return bool(verified) and verified.lower() == user.email.lower()
+
+
+def preferences_forget(user: User) -> None:
+    """Drop what notifications keeps about ``user``: switches, address, queued and sent mail.
+
+    For an account being anonymised: the outbox rows hold the address and the
+    texts sent to it.
+    """
+    Preferences.objects.filter(user=user).delete()
+    OutboxMessage.objects.filter(user=user).delete()
+
+
 def wants(user: User, kind: str) -> bool:
-    """True when ``user`` can be mailed and wants e-mail of ``kind`` (an ``OutboxMessage.Kind``)."""
-    return bool(user.is_active and user.email) and _preferences(user).wants(kind)
+    """True when ``user`` can be mailed and wants e-mail of ``kind`` (an ``OutboxMessage.Kind``).
+
+    Game mail goes only to a confirmed address (``email_is_verified``).
+    """
+    if not (user.is_active and user.email):
+        return False
+    prefs = _preferences(user)
+    verified = bool(prefs.verified_email) and prefs.verified_email.lower() == user.email.lower()
+    return verified and prefs.wants(kind)

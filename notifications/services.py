@@ -14,10 +14,22 @@ from __future__ import annotations
 
 from .followups import table_followups
 from .jobs import BOT_TURN, FOLLOWUPS, REMIND, SEND, TIMEOUT, Dispatch, dispatch
-from .outbox import SendOutcome, outbox_enqueue, outbox_retry, outbox_send, table_url
+from .outbox import (
+    ACCOUNT_KINDS,
+    SendOutcome,
+    account_mail_enqueue,
+    outbox_enqueue,
+    outbox_retry,
+    outbox_send,
+    replay_url,
+    table_url,
+)
 from .preferences import (
     PREFERENCE_FIELDS,
     PREFERENCES_DEFAULT,
+    email_is_verified,
+    email_verified_set,
+    preferences_forget,
     preferences_get,
     preferences_update,
     unsubscribe_token,
@@ -30,6 +42,7 @@ from .tasks import run_inline
 from .turns import bot_turn_run, describe_timeout, table_apply_timeout, table_remind
 
 __all__ = [
+    "ACCOUNT_KINDS",
     "BOT_TURN",
     "FOLLOWUPS",
     "PREFERENCES_DEFAULT",
@@ -40,14 +53,19 @@ __all__ = [
     "Dispatch",
     "SendOutcome",
     "SweepResult",
+    "account_mail_enqueue",
     "bot_turn_run",
     "describe_timeout",
     "dispatch",
+    "email_is_verified",
+    "email_verified_set",
     "outbox_enqueue",
     "outbox_retry",
     "outbox_send",
+    "preferences_forget",
     "preferences_get",
     "preferences_update",
+    "replay_url",
     "run_inline",
     "sweep",
     "sweep_bots",

@@ -10,13 +10,18 @@ from django.contrib.auth.models import User
 
 from games import services
 from games.models import Table
+from notifications import services as notifications
 
 _names = itertools.count()
 
 
-def make_user(name: str | None = None) -> User:
+def make_user(name: str | None = None, *, verified: bool = True) -> User:
+    """A user whose address ``name@example.com`` is confirmed (game mail reaches it) unless not."""
     name = name or f"player{next(_names)}"
-    return User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
+    user = User.objects.create_user(name, f"{name}@example.com", "correct horse battery")
+    if verified:
+        notifications.email_verified_set(user, user.email)
+    return user
 
 
 def start_table(

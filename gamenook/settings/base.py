@@ -26,11 +26,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "games",
     "notifications",
     "accounts",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -44,6 +44,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "gamenook.urls"
+# A CSRF refusal outside DRF's views answers in the API's error shape under /api/.
+CSRF_FAILURE_VIEW = "games.apis.errors.csrf_failure"
 WSGI_APPLICATION = "gamenook.wsgi.application"
 
 TEMPLATES = [
@@ -92,6 +94,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# The web client's pages (web/): its log-in page, and where logging in and out lead.
+LOGIN_URL = "web:login"
+LOGIN_REDIRECT_URL = "web:home"
+LOGOUT_REDIRECT_URL = "web:login"
+
 # --- i18n / time ----------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
@@ -108,13 +115,15 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        # Tokens stored as hashes, several per user (accounts.models.ApiToken).
+        "accounts.authentication.TokenAuthentication",
+        "accounts.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # A JSON API: JSON in, JSON out (the browsable API stays for people exploring it).
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # Bounded in size and depth, text that can be stored: see games.apis.parsers.
+    "DEFAULT_PARSER_CLASSES": ["games.apis.parsers.StrictJSONParser"],
     "EXCEPTION_HANDLER": "games.apis.errors.exception_handler",
     # Per-user rates (per address before login); the views pick their scope.
     "DEFAULT_THROTTLE_RATES": {
@@ -138,6 +147,15 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Turn-by-turn Wild Cards Flip by correspondence.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies refuse unknown fields: the schema says so (games.apis.schema).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "games.apis.schema.strict_request_bodies",
+    ],
+    # Row ids in URLs (games.apis.common.IdConverter): integers a bigint column holds.
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+    },
 }
 
 # --- e-mail ---------------------------------------------------------------
@@ -155,6 +173,8 @@ EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=30)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Gamenook <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Where gamenook.mail.FolderEmailBackend (make run's default) keeps each message as a file.
+GAMENOOK_MAIL_DIR = env.str("GAMENOOK_MAIL_DIR", default=str(BASE_DIR / ".mail"))
 
 # --- Celery ---------------------------------------------------------------
 
@@ -201,8 +221,18 @@ GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
 GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
 
-# The link to a table in e-mails ({table_id} is filled in).
-GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/api/v1/tables/{table_id}/")
+# Every new game deals from this seed instead of a random one (docs/api.md's transcript).
+# Only the local settings read it from the environment; anywhere else it stays empty.
+GAMENOOK_GAME_SEED = ""
+
+# How many days a link confirming an e-mail address works (accounts).
+GAMENOOK_VERIFY_DAYS = env.int("GAMENOOK_VERIFY_DAYS", default=3)
+
+# The links in e-mails ({table_id} is filled in): the web client's table page and replay.
+GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/tables/{table_id}/")
+GAMENOOK_REPLAY_URL = env.str(
+    "GAMENOOK_REPLAY_URL", default=SITE_URL + "/tables/{table_id}/replay/"
+)
 
 CELERY_BEAT_SCHEDULE = {
     "notifications-sweep": {

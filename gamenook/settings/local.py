@@ -1,4 +1,6 @@
-"""Settings for a developer's machine: SQLite, console e-mail, a filesystem Celery broker."""
+"""Settings for a developer's machine: SQLite, e-mail kept as files, a filesystem Celery broker."""
+
+from pathlib import Path
 
 from .base import *  # noqa: F403
 from .base import BASE_DIR, env
@@ -8,12 +10,15 @@ SECRET_KEY = env.str(
     "DJANGO_SECRET_KEY",
     default="django-insecure-local-only-7c1f0b2e9a4d4e6f8b3a5c7d9e1f2a3b4c5d6e7f8091a2b3",
 )
+# A fixed seed deals the same games every time (the docs' transcript); empty: random.
+GAMENOOK_GAME_SEED = env.str("GAMENOOK_GAME_SEED", default="")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 
 # Without Redis the worker and beat still run: kombu's filesystem transport keeps
 # messages as files under .broker/ (folders created by the Celery app on start).
-_BROKER_DIR = BASE_DIR / ".broker"
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+_BROKER_DIR = Path(env.str("GAMENOOK_BROKER_DIR", default=str(BASE_DIR / ".broker")))
+# "localhost" only names the transport's (unused) host: without one kombu warns on every start.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Producer and consumer share one folder: what the web process writes, the worker reads.
@@ -23,3 +28,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         # Exchange bindings (broadcast and remote control); kombu's default is ./control.
         "control_folder": str(_BROKER_DIR / "control"),
     }
+
+# E-mail: one line per message on the console, the whole message as a file under .mail/
+# (gamenook.mail), unless EMAIL_URL names another backend.
+if "EMAIL_URL" not in env:
+    EMAIL_BACKEND = "gamenook.mail.FolderEmailBackend"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.urls import register_converter
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -34,6 +36,23 @@ class InvalidBody(ServiceError):
     message = "The request body must be a JSON object."
 
 
+#: How many unknown fields a refusal names; the rest are counted, not listed.
+NAMED_UNKNOWN = 5
+
+
+def unknown_fields(fields: Mapping[str, Any], data: dict[Any, Any], prefix: str = "") -> list[str]:
+    """The keys of ``data`` (and of its nested objects) that ``fields`` do not accept."""
+    unknown = []
+    for key, value in data.items():
+        field = fields.get(key) if isinstance(key, str) else None
+        path = f"{prefix}{key}"
+        if field is None or field.read_only:
+            unknown.append(path)
+        elif isinstance(field, serializers.Serializer) and isinstance(value, dict):
+            unknown.extend(unknown_fields(field.fields, value, f"{path}."))
+    return unknown
+
+
 def parse_input(
     serializer_class: type[serializers.Serializer[Any]], data: Any, *, partial: bool = False
 ) -> dict[str, Any]:
@@ -41,21 +60,72 @@ def parse_input(
 
     A field a client may not set (a seat, the sequence number, the status...)
     is never silently dropped: the whole request is refused and nothing changes.
+    A body that is not an object, ``null`` included, is refused too (an
+    empty body counts as ``{}``). A refusal names the first few unknown
+    fields and counts the rest.
     """
-    if data is None:
-        data = {}
     if not isinstance(data, dict):
         raise InvalidBody()
     serializer = serializer_class(data=data, partial=partial)
-    accepted = {name for name, field in serializer.fields.items() if not field.read_only}
-    unknown = sorted(str(key) for key in data if key not in accepted)
+    unknown = unknown_fields(serializer.fields, data)
     if unknown:
+        named = sorted(unknown)[:NAMED_UNKNOWN]
+        more = len(unknown) - len(named)
+        listed = ", ".join(_cut(name) for name in named)
         raise UnknownField(
-            f"Unknown field: {', '.join(unknown)}.",
-            fields={key: ["This field is not accepted here."] for key in unknown},
+            f"Unknown field: {listed}" + (f" and {more} more." if more else "."),
+            fields={_cut(name): ["This field is not accepted here."] for name in named},
         )
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+def parse_query(
+    serializer_class: type[serializers.Serializer[Any]], params: Mapping[str, str]
+) -> dict[str, Any]:
+    """Validate query parameters; a parameter given with an empty value is refused.
+
+    DRF reads ``?status=`` as "not given" and applies the default, which
+    answers a question the client did not ask.
+    """
+    serializer = serializer_class(data=params)
+    names: list[str] = list(serializer.fields.keys())
+    empty = sorted(name for name in names if name in params and not params[name].strip())
+    if empty:
+        raise serializers.ValidationError(
+            {name: ["This parameter may not be empty."] for name in empty}
+        )
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _cut(name: str, limit: int = 40) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+class IdConverter:
+    """A path segment naming a row: digits, at most the largest ``bigint`` (else no match).
+
+    Django's ``int`` converter takes any number of digits, and a query with an
+    id past 64 bits fails in the database driver (a 500) instead of finding nothing.
+    """
+
+    regex = "[0-9]{1,19}"
+    MAX = 2**63 - 1
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if number > self.MAX:
+            raise ValueError("larger than any row id")
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+# <id:...> in URL patterns: a row id the database can hold; a larger number is no URL
+# of ours (404). Registered here, where every API module's import passes first.
+register_converter(IdConverter, "id")
 
 
 class _ScopedThrottle(SimpleRateThrottle):

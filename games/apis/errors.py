@@ -10,11 +10,13 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 import flip
@@ -35,6 +37,9 @@ _CODES = {
 }
 
 
+_TOO_LARGE = "The request body is larger than the server accepts."
+
+
 class ErrorSerializer(serializers.Serializer[Any]):
     """The body of every 4xx and 5xx answer."""
 
@@ -48,8 +53,26 @@ class ErrorSerializer(serializers.Serializer[Any]):
     )
 
 
+#: Bounds on an error body, whatever the request held: a refusal is a few hundred
+#: bytes, never an echo of a large body (50,000 unknown keys once made a 2.6 MB answer).
+MAX_FIELDS = 20
+MAX_MESSAGES = 5
+MAX_TEXT = 200
+
+
+def _cut(text: str, limit: int = MAX_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def error_body(code: str, detail: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"code": code, "detail": detail, "fields": fields or {}}
+    """The one error shape, bounded: at most ``MAX_FIELDS`` fields of ``MAX_MESSAGES`` each."""
+    bounded: dict[str, list[str]] = {}
+    for name, messages in (fields or {}).items():
+        if len(bounded) == MAX_FIELDS:
+            break
+        items = messages if isinstance(messages, list | tuple) else [messages]
+        bounded[_cut(str(name), 100)] = [_cut(str(m)) for m in items[:MAX_MESSAGES]]
+    return {"code": code, "detail": _cut(detail, 2 * MAX_TEXT), "fields": bounded}
 
 
 def _detail_text(detail: Any) -> str:
@@ -60,12 +83,29 @@ def _detail_text(detail: Any) -> str:
     return str(detail)
 
 
-def _fields(detail: Any) -> dict[str, Any]:
+def flatten_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF's nested errors as the Error schema states them: one list of messages per field.
+
+    A nested serializer's field is named by its path, ``notifications.your_turn``;
+    an item of a list by its index, ``moves.3``.
+    """
+    flat: dict[str, list[str]] = {}
     if isinstance(detail, dict):
-        return {str(k): v if isinstance(v, list | dict) else [v] for k, v in detail.items()}
-    if isinstance(detail, list):
-        return {"non_field_errors": detail}
-    return {"non_field_errors": [detail]}
+        for key, value in detail.items():
+            if prefix and key == api_settings.NON_FIELD_ERRORS_KEY:
+                name = prefix  # "notifications" is not an object: the field's own error
+            else:
+                name = f"{prefix}.{key}" if prefix else str(key)
+            flat.update(flatten_fields(value, name))
+    elif isinstance(detail, list | tuple) and any(isinstance(v, dict | list) for v in detail):
+        for index, value in enumerate(detail):
+            if value:
+                flat.update(flatten_fields(value, f"{prefix}.{index}" if prefix else str(index)))
+    elif isinstance(detail, list | tuple):
+        flat[prefix or "non_field_errors"] = [str(v) for v in detail]
+    else:
+        flat[prefix or "non_field_errors"] = [str(detail)]
+    return flat
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -74,6 +114,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, flip.RuleError):
         return Response(error_body(exc.code, exc.message), status=422)
+    if isinstance(exc, RequestDataTooBig):  # Django's own limit, met reading the raw body
+        return Response(error_body("request_too_large", _TOO_LARGE), status=413)
 
     # DRF turns Django's Http404 and PermissionDenied into its own and sets the
     # WWW-Authenticate and Retry-After headers; only the body is rewritten.
@@ -81,7 +123,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        response.data = error_body("invalid", "The request is not valid.", _fields(exc.detail))
+        response.data = error_body(
+            "invalid", "The request is not valid.", flatten_fields(exc.detail)
+        )
         return response
     if isinstance(exc, exceptions.APIException):
         code = _CODES.get(exc.default_code, exc.default_code)
@@ -112,6 +156,36 @@ def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespon
 
 def api_server_error(request: HttpRequest) -> HttpResponse:  # noqa: ARG001 (a Django view)
     return JsonResponse(error_body("server_error", "Something went wrong on our side."), status=500)
+
+
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 page (a bad Host header, a body over the limit), JSON under /api/."""
+    from django.views import defaults
+
+    if request.path.startswith("/api/"):
+        if isinstance(exception, RequestDataTooBig):
+            return JsonResponse(error_body("request_too_large", _TOO_LARGE), status=413)
+        return JsonResponse(error_body("bad_request", "The request is malformed."), status=400)
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 403 page, JSON under /api/."""
+    from django.views import defaults
+
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("forbidden", "You may not do that."), status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """Django's CSRF refusal (``CSRF_FAILURE_VIEW``), JSON under /api/."""
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    if request.path.startswith("/api/"):
+        detail = "CSRF check failed: a session-authenticated write needs the X-CSRFToken header."
+        return JsonResponse(error_body("csrf_failed", detail), status=403)
+    return django_csrf_failure(request, reason)
 
 
 def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:

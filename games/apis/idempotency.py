@@ -58,7 +58,7 @@ class KeyInUse(Conflict):
 class KeyInvalid(ServiceError):
     status = 400
     code = "invalid_idempotency_key"
-    message = f"The Idempotency-Key header must be 1 to {MAX_KEY_LENGTH} characters."
+    message = f"The Idempotency-Key header must be 1 to {MAX_KEY_LENGTH} printable characters."
 
 
 def fingerprint(request: Request) -> str:
@@ -129,7 +129,8 @@ def idempotent(handler: Handler) -> Handler:
         key = request.headers.get(HEADER)
         if key is None:
             return handler(view, request, *args, **kwargs)
-        if not 0 < len(key) <= MAX_KEY_LENGTH:
+        # A control character (NUL above all, which PostgreSQL cannot store) is no key.
+        if not 0 < len(key) <= MAX_KEY_LENGTH or not key.isprintable():
             raise KeyInvalid()
         user = request.user
         record = idempotency_key_begin(user=user, key=key, fingerprint=fingerprint(request))

@@ -25,8 +25,15 @@ from games.followups import run_bots_after_commit
 from games.models import Seat, Table
 from games.services import MoveResult
 
-from .common import ActionThrottle, parse_input, request_user
+from .common import ActionThrottle, parse_input, parse_query, request_user
 from .errors import ErrorSerializer
+from .fields import (
+    INT_MAX,
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+)
 from .idempotency import idempotent
 
 TAG = ["tables"]
@@ -226,7 +233,7 @@ class TableListApi(APIView):
             required=False, default=False, help_text="Only lobby tables with a free seat."
         )
         limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=200)
-        offset = serializers.IntegerField(required=False, default=0, min_value=0)
+        offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=INT_MAX)
 
     @extend_schema_serializer(component_name="TableList")
     class ListOutputSerializer(serializers.Serializer[Any]):
@@ -235,21 +242,19 @@ class TableListApi(APIView):
 
     @extend_schema_serializer(component_name="TableCreateInput")
     class InputSerializer(serializers.Serializer[Any]):
-        seat_count = serializers.IntegerField(min_value=2, max_value=10)
-        two_seat_reverse_skips = serializers.BooleanField(required=False, default=True)
-        scoring = serializers.ChoiceField(
+        seat_count = StrictIntegerField(min_value=2, max_value=10)
+        two_seat_reverse_skips = StrictBooleanField(required=False, default=True)
+        scoring = StrictChoiceField(
             choices=Table.Scoring.choices, required=False, default=Table.Scoring.SINGLE
         )
-        target = serializers.ChoiceField(choices=list(Table.TARGETS), required=False, default=500)
-        turn_hours = serializers.ChoiceField(
-            choices=list(Table.TURN_HOURS), required=False, default=24
-        )
-        timeout_policy = serializers.ChoiceField(
+        target = StrictChoiceField(choices=list(Table.TARGETS), required=False, default=500)
+        turn_hours = StrictChoiceField(choices=list(Table.TURN_HOURS), required=False, default=24)
+        timeout_policy = StrictChoiceField(
             choices=Table.TimeoutPolicy.choices,
             required=False,
             default=Table.TimeoutPolicy.BOT,
         )
-        allow_watchers = serializers.BooleanField(required=False, default=False)
+        allow_watchers = StrictBooleanField(required=False, default=False)
 
     @extend_schema(
         tags=TAG,
@@ -259,9 +264,7 @@ class TableListApi(APIView):
         responses={200: ListOutputSerializer, **_errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        params = filters.validated_data
+        params = parse_query(self.FilterSerializer, request.query_params)
         tables = selectors.tables_list(
             user=request_user(request),
             status=params.get("status"),
@@ -318,7 +321,7 @@ class TableAddBotApi(APIView):
 
     @extend_schema_serializer(component_name="AddBotInput")
     class InputSerializer(serializers.Serializer[Any]):
-        level = serializers.ChoiceField(
+        level = StrictChoiceField(
             choices=Seat.BotLevel.choices, required=False, default=Seat.BotLevel.EASY
         )
 
@@ -406,14 +409,22 @@ class TableActionApi(APIView):
 
     @extend_schema_serializer(component_name="ActionInput")
     class InputSerializer(serializers.Serializer[Any]):
-        type = serializers.ChoiceField(choices=[flip.PLAY, flip.DRAW, flip.CHOOSE_COLOR, flip.PASS])
-        card = serializers.CharField(
-            required=False, allow_null=True, max_length=64, help_text="A handle from your hand."
+        type = StrictChoiceField(choices=[flip.PLAY, flip.DRAW, flip.CHOOSE_COLOR, flip.PASS])
+        card = StrictCharField(
+            required=False,
+            allow_null=True,
+            min_length=1,
+            max_length=64,
+            help_text="A handle from your hand.",
         )
-        color = serializers.CharField(
-            required=False, allow_null=True, max_length=16, help_text="For a Wild or a choice."
+        color = StrictCharField(
+            required=False,
+            allow_null=True,
+            min_length=1,
+            max_length=16,
+            help_text="For a Wild or a choice.",
         )
-        expected_seq = serializers.IntegerField(
+        expected_seq = StrictIntegerField(
             required=False,
             allow_null=True,
             min_value=0,
@@ -474,7 +485,11 @@ class LogMoveSerializer(serializers.Serializer[Any]):
 class TableLogApi(APIView):
     class FilterSerializer(serializers.Serializer[Any]):
         after = serializers.IntegerField(
-            required=False, default=0, min_value=0, help_text="Only moves with a greater seq."
+            required=False,
+            default=0,
+            min_value=0,
+            max_value=INT_MAX,
+            help_text="Only moves with a greater seq.",
         )
 
     @extend_schema_serializer(component_name="LogOutput")
@@ -490,11 +505,10 @@ class TableLogApi(APIView):
         responses={200: OutputSerializer, **_errors(400, 401, 403, 404)},
     )
     def get(self, request: Request, table_id: int) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        after = parse_query(self.FilterSerializer, request.query_params)["after"]
         table = selectors.table_get(table_id)
         seat = selectors.viewer_seat(table, request_user(request))
-        moves = selectors.table_log(table, seat, after=filters.validated_data["after"])
+        moves = selectors.table_log(table, seat, after=after)
         return Response(
             {
                 "table": table.pk,

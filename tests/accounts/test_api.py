@@ -25,7 +25,12 @@ def test_register_creates_an_active_user_without_exposing_the_password() -> None
 
     assert response.status_code == 201
     body = response.json()
-    assert body == {"id": body["id"], "username": "dora", "email": "dora@example.com"}
+    assert body == {
+        "id": body["id"],
+        "username": "dora",
+        "email": "dora@example.com",
+        "email_verified": False,
+    }
     user = User.objects.get(username="dora")
     assert user.is_active and user.check_password(GOOD["password"])
     assert not user.is_staff
@@ -79,7 +84,9 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
     )
 
     assert response.status_code == 200
-    token = response.json()["token"]
+    body = response.json()
+    token = body["token"]
+    assert body["name"] == "default" and body["prefix"] == token[:8]
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     me = client.get(ME)
@@ -88,6 +95,8 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
         "id": alice.pk,
         "username": "alice",
         "email": "alice@example.com",
+        "email_verified": True,
+        "email_status": "Game e-mail goes to alice@example.com.",
         "notifications": {
             "your_turn": True,
             "reminder": True,
@@ -96,11 +105,12 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
             "unsubscribed_all": False,
         },
     }
-    # Asking again gives the same token.
+    # Asking again under the same name replaces the token: the old one stops working.
     again = APIClient().post(
         TOKEN, {"username": "alice", "password": "correct horse battery"}, format="json"
     )
-    assert again.json()["token"] == token
+    assert again.json()["token"] != token
+    assert_error(client.get(ME), 401, "authentication_failed")
 
 
 def test_token_is_refused_for_a_wrong_password_or_an_inactive_user(alice: User) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts import services as accounts
 from notifications import services
 from tests.factories import make_user
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def client_for_new_user() -> tuple[APIClient, object]:
     user = make_user()
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {accounts.token_create(user=user, name='t')[1]}")
     return client, user
 
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts import services as accounts
 from games import services
 from games.models import Table
 from tests.factories import known_deals, make_user, start_table
@@ -26,6 +27,9 @@ def _fresh_throttles() -> Iterator[None]:
     cache.clear()
 
 
+_clients = itertools.count()
+
+
 def client_for(user: User | None) -> APIClient:
     """A client that sends the user's token, as a real client would.
 
@@ -34,8 +38,9 @@ def client_for(user: User | None) -> APIClient:
     """
     client = APIClient(enforce_csrf_checks=True)
     if user is not None:
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        # A token of its own per client: two clients of one user are two devices.
+        _token, key = accounts.token_create(user=user, name=f"client {next(_clients)}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

@@ -38,7 +38,7 @@ def test_a_message_has_plain_text_html_a_table_link_and_one_click_unsubscribe(
     jobs.drain()
     (sent,) = mail.outbox
     assert message.table is not None
-    link = f"http://127.0.0.1:8000/api/v1/tables/{message.table.pk}/"
+    link = f"http://127.0.0.1:8000/tables/{message.table.pk}/"  # the web client's table page
     assert sent.to == [message.user.email]
     assert sent.subject == f"Your turn at table {message.table.pk}"
     assert link in sent.body and "2024-03-02 09:00 UTC" in sent.body

@@ -1,0 +1,354 @@
+"""Turn what the selectors return into what the templates show: words, not rules.
+
+Everything about a game comes in as a seat's view or the watcher view
+(``games.selectors.table_view``), the log as that seat may see it
+(``selectors.table_log``) or, once the game is over, its record. This module
+only renames: a face code becomes its colour, symbol and name in words, a
+refusal code the rules' sentence, a move's events a sentence. It decides
+nothing about what may be played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from games import selectors
+
+Context = dict[str, Any]
+
+#: How many of the latest moves a table page lists.
+RECENT_MOVES = 12
+
+
+@lru_cache(maxsize=512)
+def face(code: str) -> Context:
+    """A face code in words (``selectors.face_words``), cached: there are 112 of them."""
+    return selectors.face_words(code)
+
+
+def faces(codes: list[str]) -> list[Context]:
+    return [face(code) for code in codes]
+
+
+@lru_cache(maxsize=64)
+def refusal(code: str) -> str:
+    return selectors.refusal_sentence(code)
+
+
+def color_choice(color: str) -> Context:
+    return {"color": color, "name": color.capitalize(), "symbol": selectors.color_symbol(color)}
+
+
+def seat_name(seat: Context | None, number: int) -> str:
+    if seat is None:
+        return f"Seat {number + 1}"
+    if seat["username"]:
+        return str(seat["username"])
+    return f"Bot ({seat['bot_level']})"
+
+
+class Names:
+    """How a page names each seat: "You" for the viewer, else the name or the bot's level."""
+
+    def __init__(
+        self, seats: list[Context], viewer: int | None, *, open_faces: bool = False
+    ) -> None:
+        self.by_number = {seat["number"]: seat for seat in seats}
+        self.viewer = viewer
+        #: The replay: every card is public, so every drawn card is named.
+        self.open_faces = open_faces
+
+    def __call__(self, number: int | None, *, start: bool = False) -> str:
+        if number is None:
+            return "Nobody"
+        if number == self.viewer:
+            return "You" if start else "you"
+        return seat_name(self.by_number.get(number), number)
+
+    def is_you(self, number: int | None) -> bool:
+        return number is not None and number == self.viewer
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _verb(names: Names, seat: int | None, you: str, other: str) -> str:
+    return you if names.is_you(seat) else other
+
+
+@dataclass(frozen=True)
+class _Said:
+    """One event to put in words: the event, how the page names seats, and its seat's name."""
+
+    event: Context
+    names: Names
+    who: str
+
+    def verb(self, seat: int | None, you: str, other: str) -> str:
+        return _verb(self.names, seat, you, other)
+
+
+def _face_name(code: str) -> str:
+    return str(face(code)["name"])
+
+
+def _play(s: _Said) -> str:
+    text = f"{s.who} played {_face_name(s.event['face'])}"
+    if s.event.get("color"):
+        text += f" and chose {s.event['color'].capitalize()}"
+    return text
+
+
+def _draw(s: _Said) -> str:
+    seat, count = s.event.get("seat"), s.event["count"]
+    if count == 0:
+        return f"{s.who} could draw nothing: the piles are empty"
+    verb = "drew" if s.event["reason"] == "draw" else s.verb(seat, "draw", "draws")
+    text = f"{s.who} {verb} {_plural(count, 'card')}"
+    if (s.names.is_you(seat) or s.names.open_faces) and s.event.get("faces"):
+        text += " (" + ", ".join(_face_name(code) for code in s.event["faces"]) + ")"
+    return text
+
+
+def _round_end(s: _Said) -> str:
+    result = s.event["result"]
+    if result["blocked"]:
+        return f"round {result['round']} is blocked: nobody wins it and nobody scores"
+    number = result["winner"]
+    winner, wins = s.names(number), s.verb(number, "win", "wins")
+    if result["interrupted"]:
+        return f"{winner} {wins} the round: every other player left"
+    scores = s.verb(number, "score", "scores")
+    return f"{winner} {wins} round {result['round']} and {scores} " + _plural(
+        result["points"], "point"
+    )
+
+
+def _game_over(s: _Said) -> str:
+    number = s.event["winner"]
+    if number is None:
+        return "the game is over with no winner"
+    return f"the game is over: {s.names(number)} {s.verb(number, 'win', 'wins')}"
+
+
+#: Each event type in words.
+_CLAUSES: dict[str, Callable[[_Said], str]] = {
+    "round_start": lambda s: f"Round {s.event['round']} is dealt by {s.names(s.event['dealer'])}",
+    "starter": lambda s: f"the starter card is {_face_name(s.event['face'])}",
+    "starter_returned": lambda s: (
+        f"{_face_name(s.event['face'])} cannot start: it goes back and the pile is shuffled"
+    ),
+    "play": _play,
+    "choose_color": lambda s: f"{s.who} chose {s.event['color'].capitalize()}",
+    "turn_lost": lambda s: (
+        f"{s.who} {s.verb(s.event.get('seat'), 'lose your', 'loses their')} turn"
+    ),
+    "draw": _draw,
+    "flip": lambda s: f"the table flipped to the {s.event['side']} side",
+    "reverse": lambda s: f"play now goes {s.event['direction']}",
+    "pass": lambda s: f"{s.who} passed: nothing to play and nothing to draw",
+    "leave": lambda s: (
+        f"{s.who} left the game; {_plural(s.event['count'], 'card')} went under the draw pile"
+    ),
+    "reshuffle": lambda _s: "the discard pile was shuffled into a new draw pile",
+    "round_end": _round_end,
+    "game_over": _game_over,
+    "replaced_by_bot": lambda s: f"{s.who} is now played by a bot ({s.event['level']})",
+    "aborted": lambda _s: "a moderator stopped the table",
+}
+
+
+def _event_clause(event: Context, names: Names, first: bool) -> str | None:
+    """One event in words (None when it says nothing worth a line)."""
+    clause = _CLAUSES.get(event["type"])
+    if clause is None:
+        return None
+    return clause(_Said(event, names, names(event.get("seat"), start=first)))
+
+
+_LOWER_STARTS = {"the", "round", "play", "a"}
+
+
+def move_sentence(events: list[Context], names: Names) -> str:
+    """A move's events as one sentence: "bob played Yellow Skip: carol loses their turn."."""
+    clauses: list[str] = []
+    for event in events:
+        clause = _event_clause(event, names, first=not clauses)
+        if clause:
+            clauses.append(clause)
+    if not clauses:
+        return ""
+    text = clauses[0]
+    if text.split(" ", 1)[0] in _LOWER_STARTS:  # never a player's name: those keep their case
+        text = text[0].upper() + text[1:]
+    if len(clauses) > 1:
+        text += ": " + "; ".join(clauses[1:])
+    return text + "."
+
+
+def moves(log: list[Context], names: Names) -> list[Context]:
+    """The log's moves in words, newest first, each with its seq."""
+    out = []
+    for move in log:
+        text = move_sentence(move["events"], names)
+        if text:
+            out.append({"seq": move["seq"], "text": text, "source": move["source"]})
+    out.reverse()
+    return out
+
+
+def _round_rows(game: Context, names: Names) -> list[Context]:
+    rows = []
+    for result in game["rounds"]:
+        hands = []
+        for hand in result["hands"]:
+            hands.append(
+                {
+                    "seat": hand["seat"],
+                    "name": names(hand["seat"], start=True),
+                    "cards": [
+                        {**face(card["face"]), "points": card["points"]} for card in hand["cards"]
+                    ],
+                    "points": hand["points"],
+                }
+            )
+        per_seat = [
+            result["points"] if result["winner"] == number else 0 for number in range(game["seats"])
+        ]
+        rows.append(
+            {
+                "round": result["round"],
+                "winner": None if result["winner"] is None else names(result["winner"], start=True),
+                "points": result["points"],
+                "side": result["side"],
+                "blocked": result["blocked"],
+                "interrupted": result["interrupted"],
+                "hands": hands,
+                "per_seat": per_seat,
+            }
+        )
+    return rows
+
+
+def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
+    """The template context of a running or finished game, from a view and the log."""
+    g = view
+    viewer = g["seat"]
+    names = Names(seats, viewer)
+    by_number = {seat["number"]: seat for seat in seats}
+    legal = g["legal_actions"]
+    plays = {entry["card"]: entry for entry in legal if entry["type"] == "play"}
+    hand = []
+    for card in g["hand"]:
+        entry = {**face(card["face"]), "handle": card["card"], "playable": card["playable"]}
+        if not card["playable"]:
+            entry["refusal"] = refusal(card.get("refusal", ""))
+        colors = plays.get(card["card"], {}).get("colors")
+        entry["colors"] = [color_choice(c) for c in colors] if colors else []
+        hand.append(entry)
+    players = []
+    for player in g["players"]:
+        number = player["seat"]
+        seat = by_number.get(number)
+        players.append(
+            {
+                "number": number,
+                "name": names(number, start=True),
+                "username": seat_name(seat, number),
+                "is_bot": bool(seat and seat["bot_level"]),
+                "bot_level": seat["bot_level"] if seat else None,
+                "is_you": number == viewer,
+                "count": player["count"],
+                "in_game": player["in_game"],
+                "faces": faces(player.get("faces", [])),
+                "to_act": number == g["to_act"],
+                "dealer": number == g["dealer"],
+                "score": g["scores"][number],
+            }
+        )
+    # One sentence for the whole hand when every card that cannot be played has the same
+    # reason (as "It is not your turn."), instead of the same words under each card.
+    reasons = {card["refusal"] for card in hand if "refusal" in card}
+    common = next(iter(reasons)) if len(reasons) == 1 else None
+    choose = next((entry for entry in legal if entry["type"] == "choose_color"), None)
+    types = {entry["type"] for entry in legal}
+    pending = g["pending"]
+    top = g["top"]
+    return {
+        "seat": viewer,
+        "watcher": viewer is None,
+        "round": g["round"],
+        "side": g["side"],
+        "other_side": "dark" if g["side"] == "light" else "light",
+        "color": None if g["color"] is None else color_choice(g["color"]),
+        "direction": g["direction"],
+        "to_act": g["to_act"],
+        "to_act_name": None if g["to_act"] is None else names(g["to_act"], start=True),
+        "my_turn": viewer is not None and g["to_act"] == viewer,
+        "pending": pending,
+        "pending_name": None if pending is None else names(pending["seat"], start=True),
+        "top": None if top is None else face(top),
+        "discard_pile": faces(g["discard_pile"]),
+        "draw_count": g["draw_pile"]["count"],
+        "draw_top": None if g["draw_pile"].get("top") is None else face(g["draw_pile"]["top"]),
+        "players": players,
+        "hand": hand,
+        "common_refusal": common,
+        "choose_colors": [color_choice(c) for c in choose["colors"]] if choose else [],
+        "can_draw": "draw" in types,
+        "can_pass": "pass" in types,
+        "scores": g["scores"],
+        "rounds": _round_rows(g, names),
+        "over": g["over"],
+        "winner": None if g["winner"] is None else names(g["winner"], start=True),
+        "ranking": [{**entry, "name": names(entry["seat"], start=True)} for entry in g["ranking"]],
+        "options": g["options"],
+        "moves": moves(log, names),
+    }
+
+
+def replay_step(position: Context, seats: list[Context], total: int) -> Context:
+    """The template context of one replay position (every hand face up)."""
+    names = Names(seats, None, open_faces=True)
+    by_number = {seat["number"]: seat for seat in seats}
+    hands = []
+    for number, codes in enumerate(position["hands"]):
+        hands.append(
+            {
+                "number": number,
+                "name": seat_name(by_number.get(number), number),
+                "cards": faces(codes),
+                "in_game": position["in_game"][number],
+                "to_act": number == position["to_act"],
+                "dealer": number == position["dealer"],
+                "score": position["scores"][number],
+            }
+        )
+    top = position["discard_pile"][-1] if position["discard_pile"] else None
+    return {
+        "step": position["step"],
+        "total": total,
+        "round": position["round"],
+        "side": position["side"],
+        "color": None if position["color"] is None else color_choice(position["color"]),
+        "direction": position["direction"],
+        "hands": hands,
+        "top": None if top is None else face(top),
+        "discard_pile": faces(position["discard_pile"]),
+        "draw_count": position["draw_pile"]["count"],
+        "draw_top": None
+        if position["draw_pile"]["top"] is None
+        else face(position["draw_pile"]["top"]),
+        "sentence": move_sentence(position["events"], names) if position["events"] else "",
+        "over": position["over"],
+        "rounds": _round_rows(
+            {"rounds": position["rounds"], "seats": len(position["hands"])}, names
+        ),
+        "ranking": [
+            {**entry, "name": names(entry["seat"], start=True)} for entry in position["ranking"]
+        ],
+    }

@@ -1,0 +1,533 @@
+"""The pages and fragments of the web client.
+
+Every write calls the same ``games.services`` function the API calls, and
+then, as the API does, plays the bots' turns once the move has committed
+(``games.followups.run_bots_after_commit``). Every game fact a page shows
+comes from ``games.selectors``: the seat's view or the watcher view, the log
+as that seat may see it, or the record once the game is over.
+
+A form posts and is answered with a redirect (the page works without
+JavaScript). The table page's script sends the same forms with the header
+``X-Gamenook-Live: 1`` and gets JSON back instead: the new live fragment and,
+when the move was refused, the rule's sentence. Nothing reloads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login, update_session_auth_hash
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.http import parse_etags
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts import services as accounts
+from games import selectors, services
+from games.errors import NotFound, ServiceError, StaleSequence
+from games.followups import run_bots_after_commit
+from notifications import services as notifications
+
+from . import present
+from .forms import (
+    ActionForm,
+    BotForm,
+    EmailForm,
+    PasswordChangeForm,
+    PasswordForgotForm,
+    PreferencesForm,
+    SignUpForm,
+    TableForm,
+)
+
+LIVE_HEADER = "X-Gamenook-Live"
+
+
+def _user(request: HttpRequest) -> User:
+    """The logged-in user of a view behind ``login_required``."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied("log in first")
+    return user
+
+
+def _is_live(request: HttpRequest) -> bool:
+    return request.headers.get(LIVE_HEADER) == "1"
+
+
+# ----------------------------------------------------------------------------
+# Home, accounts
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """``/``: the lobby when logged in, the log-in page otherwise."""
+    if not request.user.is_authenticated:
+        return redirect("web:login")
+    return lobby(request)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("web:home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            user = accounts.user_register(
+                username=data["username"], email=data["email"], password=data["password"]
+            )
+        except ServiceError as exc:
+            _form_errors(form, exc)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(
+                request,
+                f"Welcome, {user.username}. Open a table or join one. We mailed a link to "
+                f"{user.email}: follow it to get game e-mail.",
+            )
+            return redirect("web:home")
+    return render(request, "web/signup.html", {"form": form})
+
+
+def _form_errors(form: Any, error: ServiceError) -> None:
+    """Put a service's refusal on the form: each field's messages, or the sentence."""
+    for field, errors in error.fields.items():
+        for message in errors:
+            form.add_error(field if field in form.fields else None, message)
+    if not error.fields:
+        form.add_error(None, error.message)
+
+
+@require_http_methods(["GET", "POST"])
+def password_forgot(request: HttpRequest) -> HttpResponse:
+    """Ask for a password reset link; the answer is the same whether the address has an account."""
+    form = PasswordForgotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        accounts.password_reset_request(email=form.cleaned_data["email"])
+        messages.success(
+            request,
+            "If an account uses that address, a link to choose a new password is on its way.",
+        )
+        return redirect("web:login")
+    return render(request, "web/password_forgot.html", {"form": form})
+
+
+# Each form of the account page: (request, user, the page's forms) -> the success
+# message, or None when the form was refused (its errors are on the form).
+_AccountForm = Callable[[HttpRequest, User, dict[str, Any]], str | None]
+
+
+def _save_email(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["email_form"] = EmailForm(request.POST)
+    if not form.is_valid():
+        return None
+    try:
+        accounts.user_update(user=user, email=form.cleaned_data["email"])
+    except ServiceError as error:
+        _form_errors(form, error)
+        return None
+    return "Your e-mail address is saved."
+
+
+def _send_verification(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    if accounts.email_verification_send(user=user):
+        return f"A new confirmation link is on its way to {user.email}."
+    return "A link went out less than a minute ago: look for it, or try again shortly."
+
+
+def _change_password(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["password_form"] = PasswordChangeForm(request.POST)
+    if not form.is_valid():
+        return None
+    try:
+        accounts.password_change(
+            user=user,
+            current_password=form.cleaned_data["current_password"],
+            new_password=form.cleaned_data["new_password"],
+        )
+    except ServiceError as error:
+        _form_errors(form, error)
+        return None
+    update_session_auth_hash(request, user)  # this browser stays logged in
+    return "Your password is changed; your API tokens were revoked."
+
+
+def _save_preferences(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
+    form = forms["prefs_form"] = PreferencesForm(request.POST)
+    if not form.is_valid():
+        return None
+    accounts.user_update(user=user, notifications_changes=form.cleaned_data)
+    return "Your e-mail preferences are saved."
+
+
+def _unsubscribe(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    notifications.user_unsubscribe(user)
+    return "You will get no more e-mail from Gamenook."
+
+
+def _resubscribe(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
+    notifications.preferences_update(user, unsubscribed_all=False)
+    return "E-mail is on again, as your preferences say."
+
+
+_ACCOUNT_FORMS: dict[str, _AccountForm] = {
+    "email": _save_email,
+    "verify": _send_verification,
+    "password": _change_password,
+    "preferences": _save_preferences,
+    "unsubscribe": _unsubscribe,
+    "resubscribe": _resubscribe,
+}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    forms: dict[str, Any] = {
+        "email_form": EmailForm(initial={"email": user.email}),
+        "password_form": PasswordChangeForm(),
+        "prefs_form": PreferencesForm(initial=notifications.preferences_get(user)),
+    }
+    if request.method == "POST":
+        handle = _ACCOUNT_FORMS.get(request.POST.get("form", ""))
+        done = None if handle is None else handle(request, user, forms)
+        if done is not None:
+            messages.success(request, done)
+            return redirect("web:account")
+    return render(
+        request,
+        "web/account.html",
+        {
+            **forms,
+            "prefs": notifications.preferences_get(user),
+            "verified": notifications.email_is_verified(user),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+# ----------------------------------------------------------------------------
+# The lobby
+
+
+def lobby(request: HttpRequest) -> HttpResponse:
+    user = _user(request)
+    lists = selectors.lobby_for(user)
+    return render(
+        request,
+        "web/lobby.html",
+        {
+            "lists": {name: [_table_row(t) for t in tables] for name, tables in lists.items()},
+            "form": TableForm(),
+        },
+    )
+
+
+def _table_row(table: Any) -> dict[str, Any]:
+    seats = sorted(table.seats.all(), key=lambda s: s.number)
+    names = [s.user.username if s.user is not None else f"Bot ({s.bot_level})" for s in seats]
+    to_act = next((n for s, n in zip(seats, names, strict=True) if s.number == table.to_act), None)
+    return {
+        "id": table.pk,
+        "status": table.status,
+        "to_act": to_act,
+        "host": table.host.username,
+        "seat_count": table.seat_count,
+        "taken": len(seats),
+        "names": names,
+        "turn_hours": table.turn_hours,
+        "scoring": "single round" if table.scoring == "single" else f"to {table.target}",
+        "deadline_at": table.deadline_at,
+        "finished_at": table.finished_at,
+        "allow_watchers": table.allow_watchers,
+    }
+
+
+@login_required
+@require_POST
+def table_create(request: HttpRequest) -> HttpResponse:
+    form = TableForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The table's options are not valid.")
+        return redirect("web:home")
+    table = services.table_create(host=_user(request), **form.service_kwargs())
+    return redirect("web:table", table_id=table.pk)
+
+
+# ----------------------------------------------------------------------------
+# The table
+
+
+Version = tuple[int, str, int | None, bool]
+
+
+def _etag(table_id: int, version: Version) -> str:
+    seq, status, seat, _ = version
+    tag = f"{seq}.{status}.{'w' if seat is None else seat}"
+    if seq == 0:
+        tag += "." + selectors.table_lobby_digest(table_id)
+    return f'"{tag}"'
+
+
+def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
+    """Everything the live part of a table page shows, for this user."""
+    user = _user(request)
+    viewer = selectors.web_viewer_seat(table, user)
+    seats = selectors.table_seats(table)
+    mine = next((s for s in seats if s["user_id"] == user.pk), None)
+    context: dict[str, Any] = {
+        "table": table,
+        "seats": seats,
+        "mine": mine,
+        "is_host": table.host_id == user.pk,
+        "seq": table.seq,
+        "deadline_at": table.deadline_at,
+        "game": None,
+    }
+    if table.status == "lobby":
+        context["open_seats"] = table.seat_count - len(seats)
+        context["bot_form"] = BotForm()
+        context["names"] = [{**s, "name": present.seat_name(s, s["number"])} for s in seats]
+        return context
+    view = selectors.table_view(table, viewer)
+    if view is not None:
+        log = selectors.table_log(table, viewer, after=max(0, table.seq - present.RECENT_MOVES))
+        context["game"] = present.game(view, seats, log)
+    context["left"] = bool(mine and mine["left"])
+    return context
+
+
+def _render_live(request: HttpRequest, table: Any) -> str:
+    return render_to_string("web/_live.html", _live_context(request, table), request=request)
+
+
+def _forbidden(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+    return render(request, "web/error.html", {"message": exc.message}, status=exc.status)
+
+
+@login_required
+@require_GET
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    # The version is read before the table: were a move to commit in between, the
+    # page would be newer than its ETag and the next poll would simply fetch it again.
+    version = selectors.table_version(table_id, request.user)
+    try:
+        table = selectors.table_get(table_id)
+        context = _live_context(request, table)
+    except ServiceError as exc:
+        return _forbidden(request, exc)
+    context["etag"] = "" if version is None else _etag(table_id, version)
+    response = render(request, "web/table.html", context)
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+@login_required
+@require_GET
+def table_live(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The live part of the table page, or 304 while nothing changed (ETag, If-None-Match).
+
+    The ETag is the table's seq, status and the viewer's seat: one query
+    decides a 304, so a page polling every second costs next to nothing.
+    """
+    version = selectors.table_version(table_id, request.user)
+    if version is None:
+        return HttpResponse(status=404)
+    etag = _etag(table_id, version)
+    wanted = {
+        tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
+    }
+    # A user without a seat at a table closed to watchers gets no 304 either: the
+    # full path below decides whether they may look (a moderator may).
+    may_look = version[2] is not None or version[3]
+    if etag in wanted and may_look:
+        response = HttpResponse(status=304)
+    else:
+        try:
+            html = _render_live(request, selectors.table_get(table_id))
+        except ServiceError as exc:
+            return HttpResponse(exc.message, status=exc.status, content_type="text/plain")
+        response = HttpResponse(html)
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    response["Vary"] = "Cookie"
+    return response
+
+
+def _answer(
+    request: HttpRequest,
+    table_id: int,
+    error: Exception | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """After a write: JSON with the fresh live fragment for the script, or a redirect."""
+    detail = code = None
+    if isinstance(error, ServiceError):
+        code, detail, status = error.code, error.message, error.status
+    elif isinstance(error, selectors.RuleError):
+        code, detail, status = error.code, error.message, 422
+    if isinstance(error, StaleSequence):
+        detail = "The table had moved on, so nothing was played. Here it is as it is now."
+    if _is_live(request):
+        body: dict[str, Any] = {"ok": error is None, "error": None, "html": None, "etag": None}
+        if error is not None:
+            body["error"] = {"code": code, "detail": detail}
+        try:
+            version = selectors.table_version(table_id, request.user)  # before the table
+            body["html"] = _render_live(request, selectors.table_get(table_id))
+            body["etag"] = None if version is None else _etag(table_id, version)
+        except ServiceError:
+            pass
+        return JsonResponse(body, status=status)
+    if detail:
+        messages.error(request, detail)
+    if isinstance(error, NotFound):
+        return redirect("web:home")
+    return HttpResponseRedirect(reverse("web:table", args=[table_id]))
+
+
+def _after_move(table_id: int) -> None:
+    """Play the bots' turns the move handed over, as the API does after its commit."""
+    table = selectors.table_get(table_id)
+    seat = selectors.seat_to_act(table)
+    if seat is not None and seat.is_bot:
+        run_bots_after_commit(table_id)
+
+
+@login_required
+@require_POST
+def table_act(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Play, draw, choose a colour or pass: ``games.services.table_apply_action``."""
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, table_id, ServiceError("That is not a move of this game."))
+    try:
+        services.table_apply_action(
+            table_id=table_id,
+            user=_user(request),
+            data=form.service_data(),
+            expected_seq=form.cleaned_data.get("expected_seq"),
+        )
+    except (ServiceError, selectors.RuleError) as exc:
+        return _answer(request, table_id, exc)
+    _after_move(table_id)
+    return _answer(request, table_id)
+
+
+@login_required
+@require_POST
+def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_join(table_id=table_id, user=_user(request))
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    return _answer(request, table_id)
+
+
+@login_required
+@require_POST
+def table_add_bot(request: HttpRequest, table_id: int) -> HttpResponse:
+    form = BotForm(request.POST)
+    if not form.is_valid():
+        return _answer(request, table_id, ServiceError("A bot is easy, normal or hard."))
+    try:
+        services.table_add_bot(
+            table_id=table_id, user=_user(request), level=form.cleaned_data["level"]
+        )
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    return _answer(request, table_id)
+
+
+@login_required
+@require_POST
+def table_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_leave_lobby(table_id=table_id, user=_user(request))
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    messages.success(request, "You left the table.")
+    if _is_live(request):
+        return JsonResponse({"ok": True, "redirect": reverse("web:home")})
+    return redirect("web:home")
+
+
+@login_required
+@require_POST
+def table_start(request: HttpRequest, table_id: int) -> HttpResponse:
+    try:
+        services.table_start(table_id=table_id, user=_user(request))
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    _after_move(table_id)
+    return _answer(request, table_id)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def table_concede(request: HttpRequest, table_id: int) -> HttpResponse:
+    """GET asks for confirmation; POST concedes (``games.services.table_concede``)."""
+    if request.method == "GET":
+        try:
+            table = selectors.table_get(table_id)
+        except ServiceError as exc:
+            return _forbidden(request, exc)
+        return render(request, "web/concede.html", {"table": table})
+    try:
+        services.table_concede(table_id=table_id, user=_user(request))
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    _after_move(table_id)
+    messages.success(request, "You conceded. Your cards went under the draw pile.")
+    return _answer(request, table_id)
+
+
+# ----------------------------------------------------------------------------
+# The replay
+
+
+@login_required
+@require_GET
+def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A finished game, one position at a time: ``?step=n`` or ``?round=r``."""
+    try:
+        table = selectors.table_get(table_id)
+        selectors.web_viewer_seat(table, _user(request))
+        positions = selectors.table_replay(table)
+    except ServiceError as exc:
+        return _forbidden(request, exc)
+    total = len(positions) - 1
+    rounds: dict[int, int] = {}
+    for position in positions:
+        rounds.setdefault(position["round"], position["step"])
+    step = _int(request.GET.get("step"), default=0)
+    wanted_round = _int(request.GET.get("round"), default=0)
+    if wanted_round in rounds:
+        step = rounds[wanted_round]
+    step = max(0, min(step, total))
+    seats = selectors.table_seats(table)
+    context = {
+        "table": table,
+        "replay": present.replay_step(positions[step], seats, total),
+        "rounds": sorted(rounds.items()),
+        "prev_step": step - 1 if step > 0 else None,
+        "next_step": step + 1 if step < total else None,
+    }
+    template = "web/_replay.html" if _is_live(request) else "web/replay.html"
+    return render(request, template, context)
+
+
+def _int(value: str | None, *, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
