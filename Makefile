@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api bench-web screenshots
+.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -16,6 +16,7 @@ help:
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
+	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view, alternated (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
@@ -59,6 +60,14 @@ test: lint typecheck
 
 bench: venv
 	$(BIN)/python -m flip bench --players 4 --seconds 10
+
+# RLCard is not a dependency: RLCARD_PYTHON is a scratch environment's Python that has it,
+# made with `python3 -m venv /tmp/rl && /tmp/rl/bin/pip install rlcard==1.2.0`. Needs valgrind
+# for the instruction counts (BENCH_ENGINE_FLAGS= to skip them).
+RLCARD_PYTHON ?= /tmp/rl/bin/python
+BENCH_ENGINE_FLAGS ?= --callgrind
+bench-engine: venv
+	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
 
 # Needs PostgreSQL (BENCH_PG, a server URL without database name) and Redis db 15 empty.
 BENCH_PG ?= postgres://postgres@127.0.0.1:5432

@@ -11,18 +11,32 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Final
 
+from .types import Card, ColorName, SideName
+
 LIGHT: Final = 0
 DARK: Final = 1
-SIDES: Final = ("light", "dark")
+SIDES: Final[tuple[SideName, SideName]] = ("light", "dark")
 
 # Colours are numbered across both sides so that a colour names its side.
-COLORS: Final = ("red", "yellow", "green", "blue", "magenta", "cyan", "orange", "purple")
+COLORS: Final[tuple[ColorName, ...]] = (
+    "red",
+    "yellow",
+    "green",
+    "blue",
+    "magenta",
+    "cyan",
+    "orange",
+    "purple",
+)
 SYMBOLS: Final = ("flame", "sun", "leaf", "wave", "moon", "gem", "bolt", "star")
 SIDE_COLORS: Final = ((0, 1, 2, 3), (4, 5, 6, 7))
+COLORS_PER_SIDE: Final = 4
+MAX_NUMBER: Final = 9  # number cards run 1 to 9: there are no zeros
 NO_COLOR: Final = -1
 
 # Action kinds in the order the specification lists each side's cards
@@ -67,6 +81,10 @@ _POINTS: Final[dict[str, int]] = {
 }
 
 DECK_SIZE: Final = 112
+#: Every card, in card-number order.
+DECK: Final[tuple[Card, ...]] = tuple(Card(c) for c in range(DECK_SIZE))
+#: Where an action or a state names no card.
+NO_CARD: Final = Card(-1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +126,11 @@ def parse_face(code: str) -> Face:
     if symbol not in SYMBOLS or not rest:
         raise ValueError(f"unknown face code {code!r}")
     color = SYMBOLS.index(symbol)
-    side = LIGHT if color < 4 else DARK
-    position = color % 4
+    side = LIGHT if color < COLORS_PER_SIDE else DARK
+    position = color % COLORS_PER_SIDE
     if rest.isdigit():
         number = int(rest)
-        if not 1 <= number <= 9:
+        if not 1 <= number <= MAX_NUMBER:
             raise ValueError(f"unknown face code {code!r}")
         return Face(code, side, color, NUMBER, number, number, position * 100 + number)
     actions = LIGHT_ACTIONS if side == LIGHT else DARK_ACTIONS
@@ -127,10 +145,13 @@ def _load_deck() -> tuple[tuple[Face, ...], tuple[Face, ...]]:
     text = resources.files("flip").joinpath("data/flip-deck.csv").read_text(encoding="utf-8")
     light: list[Face] = []
     dark: list[Face] = []
-    for expected, row in enumerate(csv.DictReader(io.StringIO(text))):
-        if int(row["card"]) != expected:
+    rows = csv.reader(io.StringIO(text))
+    if next(rows)[:3] != ["card", "light", "dark"]:
+        raise ValueError("flip-deck.csv must start with the columns card, light, dark")
+    for expected, row in enumerate(rows):
+        if int(row[0]) != expected:
             raise ValueError("flip-deck.csv must list cards 0..111 in order")
-        light_face, dark_face = parse_face(row["light"]), parse_face(row["dark"])
+        light_face, dark_face = parse_face(row[1]), parse_face(row[2])
         if light_face.side != LIGHT or dark_face.side != DARK:
             raise ValueError(f"card {expected} has its faces on the wrong sides")
         light.append(light_face)
@@ -153,13 +174,13 @@ CODE_OF: Final = tuple(tuple(f.code for f in faces) for faces in FACES)
 RESTRICTED_OF: Final = tuple(tuple(f.kind in RESTRICTED for f in faces) for faces in FACES)
 
 #: Every distinct face code of a side, each with the cards that carry it.
-CARDS_BY_FACE: Final[dict[str, tuple[int, ...]]] = {}
+CARDS_BY_FACE: Final[dict[str, tuple[Card, ...]]] = {}
 for _side in (LIGHT, DARK):
-    for _card, _face in enumerate(FACES[_side]):
+    for _card, _face in zip(DECK, FACES[_side], strict=True):
         CARDS_BY_FACE[_face.code] = (*CARDS_BY_FACE.get(_face.code, ()), _card)
 
 
-def color_name(color: int) -> str | None:
+def color_name(color: int) -> ColorName | None:
     return None if color == NO_COLOR else COLORS[color]
 
 
@@ -171,17 +192,28 @@ def color_code(name: str) -> int:
         raise ValueError(f"unknown colour {name!r}") from None
 
 
-def sorted_hand(cards: list[int], side: int) -> list[int]:
+def sorted_hand(cards: Iterable[Card], side: int) -> list[Card]:
     """The hand in the order of ruling 13 on ``side``.
 
     Cards with the same face are ordered by card number: a deterministic
     internal order that no view ever shows (views order equal faces by their
-    opaque handles).
+    opaque handles). The specification's sample hand:
+
+    >>> from flip.engine import cards_with_faces
+    >>> hand = cards_with_faces(
+    ...     ["wild", "wave-skip", "leaf-reverse", "sun-draw-one", "sun-9", "flame-flip", "flame-4"]
+    ... )
+    >>> [CODE_OF[LIGHT][card] for card in sorted_hand(hand, LIGHT)]
+    ['flame-4', 'flame-flip', 'sun-9', 'sun-draw-one', 'leaf-reverse', 'wave-skip', 'wild']
     """
     order = SORT_OF[side]
-    return sorted(cards, key=lambda c: (order[c], c))
+
+    def key(card: Card) -> tuple[int, int]:
+        return (order[card], card)
+
+    return sorted(cards, key=key)
 
 
-def hand_points(cards: list[int], side: int) -> int:
+def hand_points(cards: Iterable[Card], side: int) -> int:
     points = POINTS_OF[side]
     return sum(points[c] for c in cards)

@@ -8,10 +8,11 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Final, TextIO, TypedDict
 
 from .engine import apply, legal_actions, new_game
-from .state import SINGLE_ROUND, TARGET, Options
+from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, Options
+from .views import view
 
 
 class Progress:
@@ -41,10 +42,22 @@ class Progress:
         self.stream.flush()
 
 
-def simulate(games: int, players: int, seed: str, scoring: str, target: int) -> dict[str, Any]:
+class SimulateSummary(TypedDict):
+    games: int
+    players: int
+    rounds: int
+    actions: int
+    flips: int
+    blocked_rounds: int
+    reshuffles: int
+    mean_actions_per_game: float
+    games_per_s: float
+
+
+def simulate(games: int, players: int, seed: str, scoring: str, target: int) -> SimulateSummary:
     """Play ``games`` random legal games and count what happened."""
     options = Options(seats=players, scoring=scoring, target=target)
-    totals = {"rounds": 0, "actions": 0, "flips": 0, "blocked_rounds": 0, "reshuffles": 0}
+    rounds = actions = flips = blocked = reshuffles = 0
     progress = Progress(games, "simulate")
     started = time.perf_counter()
     for index in range(games):
@@ -52,57 +65,106 @@ def simulate(games: int, players: int, seed: str, scoring: str, target: int) -> 
         state, events = new_game(options, f"{seed}:{index}")
         while True:
             for event in events:
-                kind = event["type"]
-                if kind == "flip":
-                    totals["flips"] += 1
-                elif kind == "shuffle" and event["reason"] == "reshuffle":
-                    totals["reshuffles"] += 1
-                elif kind == "round_end":
-                    totals["rounds"] += 1
-                    totals["blocked_rounds"] += event["result"]["blocked"]
+                if event["type"] == "flip":
+                    flips += 1
+                elif event["type"] == "shuffle" and event["reason"] == "reshuffle":
+                    reshuffles += 1
+                elif event["type"] == "round_end":
+                    rounds += 1
+                    blocked += event["result"]["blocked"]
             if state.over:
                 break
             seat = state.current
             action = rng.choice(legal_actions(state, seat))
             state, events = apply(state, seat, action, inplace=True)
-            totals["actions"] += 1
+            actions += 1
         progress.update(index + 1)
     elapsed = time.perf_counter() - started
     return {
         "games": games,
         "players": players,
-        **totals,
-        "mean_actions_per_game": totals["actions"] / games if games else 0.0,
+        "rounds": rounds,
+        "actions": actions,
+        "flips": flips,
+        "blocked_rounds": blocked,
+        "reshuffles": reshuffles,
+        "mean_actions_per_game": actions / games if games else 0.0,
         "games_per_s": games / elapsed if elapsed else 0.0,
     }
 
 
-def bench(players: int, seconds: float, seed: str) -> dict[str, Any]:
-    """Random legal play (choose a legal action, apply it, repeat) for ``seconds``."""
+class BenchResult(TypedDict):
+    engine: str
+    mode: str
+    players: int
+    seconds: float
+    games: int
+    actions: int
+    actions_per_s: int
+    games_per_s: float
+
+
+BENCH_MODES: Final = ("engine", "view")
+
+
+def bench(
+    players: int, seconds: float, seed: str, mode: str = "engine", actions: int | None = None
+) -> BenchResult:
+    """Random legal play for ``seconds``: a new seeded game whenever one ends.
+
+    ``mode="engine"``: ask ``legal_actions`` for the seat to act, choose one
+    uniformly at random, ``apply`` it in place, repeat. ``apply`` recognises
+    the action as one ``legal_actions`` just returned and does not check it
+    a second time (any other action it checks in full).
+    ``mode="view"``: the same, and the acting seat's ``view`` is built at
+    every step first, as a client or a bot would be handed it.
+    With ``actions``, whole games are played until that many actions are
+    done, whatever the time (instruction counts under valgrind need a fixed
+    amount of work).
+    """
+    if mode not in BENCH_MODES:
+        raise ValueError(f"unknown bench mode {mode!r}")
+    with_view = mode == "view"
     options = Options(seats=players)
     rng = random.Random(seed)
-    actions = games = 0
+    done = games = 0
     started = time.perf_counter()
     deadline = started + seconds
-    while time.perf_counter() < deadline:
+    while done < actions if actions is not None else time.perf_counter() < deadline:
         state, _ = new_game(options, f"{seed}:{games}")
         while not state.over:
             seat = state.current
+            if with_view:
+                view(state, seat)
             apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
-            actions += 1
+            done += 1
         games += 1
     elapsed = time.perf_counter() - started
     return {
+        "engine": "flip",
+        "mode": mode,
         "players": players,
         "seconds": round(elapsed, 3),
         "games": games,
-        "actions": actions,
-        "actions_per_s": round(actions / elapsed),
+        "actions": done,
+        "actions_per_s": round(done / elapsed),
         "games_per_s": round(games / elapsed, 1),
     }
 
 
-def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+class _Args(argparse.Namespace):
+    command: str
+    games: int
+    players: int
+    seed: str
+    target: int | None
+    seconds: float
+    view: bool
+    actions: int | None
+    bots: str | None
+
+
+def _tournament(parser: argparse.ArgumentParser, args: _Args) -> int:
     from .bots import LEVELS
     from .bots.tournament import tournament
 
@@ -110,7 +172,7 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
     bots = [level.strip() for level in bots]
     if len(bots) != args.players:
         parser.error(f"--bots names {len(bots)} bots for {args.players} players")
-    if not 2 <= args.players <= 10:
+    if not MIN_SEATS <= args.players <= MAX_SEATS:
         parser.error("--players is 2 to 10")
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -118,7 +180,9 @@ def _tournament(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
         if level not in LEVELS:
             parser.error(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
     progress = Progress(args.games, "tournament")
-    print(json.dumps(tournament(args.games, bots, args.seed, progress.update), indent=2))
+    # The bots' summary is not typed yet (flip/bots is outside flip's Any-free modules).
+    summary = tournament(args.games, bots, args.seed, progress.update)  # type: ignore[misc]
+    print(json.dumps(summary, indent=2))  # type: ignore[misc]
     return 0
 
 
@@ -136,6 +200,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ben.add_argument("--players", type=int, default=4)
     ben.add_argument("--seconds", type=float, default=5.0)
     ben.add_argument("--seed", default="bench")
+    ben.add_argument(
+        "--view", action="store_true", help="also build the acting seat's view at every step"
+    )
+    ben.add_argument(
+        "--actions", type=int, default=None, help="play this many actions, not --seconds"
+    )
 
     tour = commands.add_parser(
         "tournament", help="play bots against each other, print a JSON summary per level"
@@ -145,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tour.add_argument("--bots", default=None, help="comma list of levels, one per seat")
     tour.add_argument("--seed", default="0")
 
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv, namespace=_Args())
     if args.command == "tournament":
         return _tournament(parser, args)
     if args.command == "simulate":
@@ -153,5 +223,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = simulate(args.games, args.players, args.seed, scoring, args.target or 500)
         print(json.dumps(summary, indent=2))
     else:
-        print(json.dumps(bench(args.players, args.seconds, args.seed)))
+        mode = "view" if args.view else "engine"
+        print(json.dumps(bench(args.players, args.seconds, args.seed, mode, args.actions)))
     return 0

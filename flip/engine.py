@@ -14,9 +14,9 @@ any generator: pass the recorded orders as ``shuffles=`` instead.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Final, TypeVar
 
 from . import history as hist
 from .cards import (
@@ -24,14 +24,17 @@ from .cards import (
     COLOR_OF,
     COLORS,
     DARK,
-    DECK_SIZE,
+    DARK_WILD,
+    DECK,
     DRAW_FIVE,
     DRAW_ONE,
     FLIP,
     KEY_OF,
     KIND_OF,
     LIGHT,
+    NO_CARD,
     NO_COLOR,
+    NUMBER,
     PENALTIES,
     POINTS_OF,
     RESTRICTED_OF,
@@ -39,6 +42,7 @@ from .cards import (
     SIDE_COLORS,
     SKIP,
     SKIP_EVERYONE,
+    WILD,
     WILD_DRAW_COLOR,
     WILD_DRAW_TWO,
     hand_points,
@@ -46,29 +50,48 @@ from .cards import (
 )
 from .errors import RuleError
 from .state import PENDING_COLOR, PENDING_DRAWN, SINGLE_ROUND, GameState, Options
+from .types import (
+    ActionDict,
+    ActionType,
+    Card,
+    DrawReason,
+    Event,
+    RankingEntry,
+    RefusalCode,
+    RoundResult,
+    Seat,
+    ShuffleReason,
+)
 
-PLAY = "play"
-DRAW = "draw"
-CHOOSE_COLOR = "choose_color"
-PASS = "pass"
-LEAVE = "leave"
-ACTION_TYPES = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
+PLAY: Final[ActionType] = "play"
+DRAW: Final[ActionType] = "draw"
+CHOOSE_COLOR: Final[ActionType] = "choose_color"
+PASS: Final[ActionType] = "pass"  # noqa: S105 (an action's name, not a password)
+LEAVE: Final[ActionType] = "leave"
+ACTION_TYPES: Final[tuple[ActionType, ...]] = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
 
-HAND_SIZE = 7
+HAND_SIZE: Final = 7
+#: "Two players" of the specification: two still in the round, whatever the table's size.
+TWO_PLAYERS: Final = 2
 
-Event = dict[str, Any]
+#: A card of a hand: a ``Card``, or a plain int in a bot's own simulation.
+CardT = TypeVar("CardT", bound=int)
+
+#: Every seat number as a ``Seat``, so seat arithmetic stays typed without a call.
+SEATS: Final[tuple[Seat, ...]] = tuple(Seat(i) for i in range(10))
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One thing a seat does. ``card`` and ``color`` are -1 when not used."""
+    """One thing a seat does. ``card`` (``NO_CARD``) and ``color`` (``NO_COLOR``)
+    are -1 when not used; ``color`` is a colour number (``flip.COLORS``)."""
 
-    type: str
-    card: int = -1
+    type: ActionType
+    card: Card = NO_CARD
     color: int = NO_COLOR
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"type": self.type}
+    def to_dict(self) -> ActionDict:
+        data: ActionDict = {"type": self.type}
         if self.card >= 0:
             data["card"] = self.card
         if self.color != NO_COLOR:
@@ -76,11 +99,12 @@ class Action:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Action:
+    def from_dict(cls, data: ActionDict) -> Action:
+        """The action ``to_dict`` wrote (a game record's or the move log's)."""
         color = data.get("color")
         return cls(
             type=data["type"],
-            card=data.get("card", -1),
+            card=data.get("card", NO_CARD),
             color=NO_COLOR if color is None else COLORS.index(color),
         )
 
@@ -88,6 +112,8 @@ class Action:
 DRAW_ACTION = Action(DRAW)
 PASS_ACTION = Action(PASS)
 LEAVE_ACTION = Action(LEAVE)
+_DRAW: Final = (DRAW_ACTION,)
+_PASS: Final = (PASS_ACTION,)
 
 
 class _Shuffler:
@@ -95,18 +121,22 @@ class _Shuffler:
 
     __slots__ = ("recorded",)
 
-    def __init__(self, recorded: Iterator[list[int]] | None) -> None:
+    def __init__(self, recorded: Iterator[list[Card]] | None) -> None:
         self.recorded = recorded
 
     def shuffle(
-        self, s: GameState, cards: list[int], reason: str, events: list[Event]
-    ) -> list[int]:
+        self, s: GameState, cards: list[Card], reason: ShuffleReason, events: list[Event]
+    ) -> list[Card]:
         """Return ``cards`` shuffled, as a pile ordered bottom to top."""
         if self.recorded is None:
             # Sorting by independent uniform keys is a uniform shuffle, and
             # three times faster than random.shuffle's Python-level loop.
-            key = random.Random(f"{s.seed}:{s.shuffles}").random
-            order = sorted(cards, key=lambda _card: key())
+            # The keys drawn in the pile's order, then a stable sort: the same
+            # order as sorted(cards, key=lambda _: generator()), with no
+            # Python-level call per card.
+            generator = random.Random(f"{s.seed}:{s.shuffles}").random
+            keys = [generator() for _ in cards]
+            order = [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
         else:
             try:
                 order = list(next(self.recorded))
@@ -128,7 +158,7 @@ _SEEDED = _Shuffler(None)
 
 
 def new_game(
-    options: Options, seed: str, *, shuffles: Iterator[list[int]] | None = None
+    options: Options, seed: str, *, shuffles: Iterator[list[Card]] | None = None
 ) -> tuple[GameState, list[Event]]:
     """Seat everyone and deal the first round.
 
@@ -146,7 +176,7 @@ def new_game(
     )
     events: list[Event] = []
     shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
-    s.dealer = 0
+    s.dealer = SEATS[0]
     _deal(s, shuffler, events)
     return s, events
 
@@ -154,17 +184,15 @@ def new_game(
 def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     """Start a round: shuffle, deal seven each one at a time, turn the starter."""
     s.round += 1
-    s.history = []  # the public record of the new round
     s.side = LIGHT
     s.flips = 0
     s.last_flip = None
     s.direction = 1
     s.pending = None
-    s.drawn = -1
+    s.drawn = NO_CARD
     s.passed = []
     s.hands = [[] for _ in range(s.seats)]
-    s.discard = []
-    s.draw = shuffler.shuffle(s, list(range(DECK_SIZE)), "deal", events)
+    s.draw = shuffler.shuffle(s, list(DECK), "deal", events)
     first = _next(s, s.dealer)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     # One card at a time round the table, from the seat after the dealer.
@@ -186,8 +214,8 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         events.append({"type": "starter_returned", "card": starter})
         s.draw.append(starter)
         s.draw = shuffler.shuffle(s, s.draw, "starter", events)
-    s.discard.append(starter)
-    hist.note(s, hist.STARTER, 0, starter)
+    s.discard = [starter]
+    s.history = [hist.entry(hist.STARTER, 0, starter)]  # the new round's public record
     events.append({"type": "starter", "card": starter})
     s.turn += 1
     s.color = COLOR_OF[LIGHT][starter]
@@ -204,7 +232,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     elif kind == REVERSE:
         # Three or more: play turns around and the dealer goes first. Two, as
         # a Skip: the dealer goes first too; with the option off it turns round.
-        if not (s.players_left == 2 and s.options.two_seat_reverse_skips):
+        if not (s.players_left == TWO_PLAYERS and s.options.two_seat_reverse_skips):
             s.direction = -1
         s.current = s.dealer
     else:
@@ -215,14 +243,14 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
 # Reading the state
 
 
-def _next(s: GameState, seat: int) -> int:
+def _next(s: GameState, seat: Seat) -> Seat:
     """The next seat still in the game after ``seat``, in the direction of play."""
     n = s.options.seats
     active = s.active
     step = s.direction
-    seat = (seat + step) % n
+    seat = SEATS[(seat + step) % n]
     while not active[seat]:
-        seat = (seat + step) % n
+        seat = SEATS[(seat + step) % n]
     return seat
 
 
@@ -231,68 +259,104 @@ def can_draw(s: GameState) -> bool:
     return bool(s.draw) or len(s.discard) > 1
 
 
-def playable_cards(s: GameState, hand: list[int]) -> list[int]:
+def _matches(side: int, card: Card, in_play: int, top_key: str) -> bool:
+    """Whether ``card``'s face on ``side`` may go on a top card of match key
+    ``top_key`` with ``in_play`` the colour in play, leaving aside the
+    restricted Wilds' own condition (section "A turn")."""
+    color = COLOR_OF[side][card]
+    return color in (NO_COLOR, in_play) or KEY_OF[side][card] == top_key
+
+
+# The rule, tabulated once: ``_MATCHING[side][in_play][top_key]`` is the set of
+# cards ``_matches`` admits, each restricted Wild left out (its condition
+# depends on the hand); ``_RESTRICTED[side]`` are those Wilds and
+# ``_OF_COLOR[side][color]`` the cards the restriction looks for.
+_KEYS: Final = tuple(frozenset(KEY_OF[side]) for side in (LIGHT, DARK))
+# Any colour may be in play in a state built by hand: tabulate all eight.
+_IN_PLAY: Final[list[int]] = [NO_COLOR, *range(len(COLORS))]
+_MATCHING: Final[tuple[dict[int, dict[str, frozenset[int]]], ...]] = tuple(
+    {
+        in_play: {
+            top_key: frozenset(
+                c
+                for c in DECK
+                if not RESTRICTED_OF[side][c] and _matches(side, c, in_play, top_key)
+            )
+            for top_key in _KEYS[side]
+        }
+        for in_play in _IN_PLAY
+    }
+    for side in (LIGHT, DARK)
+)
+_RESTRICTED: Final[tuple[frozenset[int], ...]] = tuple(
+    frozenset(c for c in DECK if RESTRICTED_OF[side][c]) for side in (LIGHT, DARK)
+)
+# No colour in play (a Wild's colour still to choose): no card is "of the colour in play".
+_OF_COLOR: Final[tuple[dict[int, frozenset[int]], ...]] = tuple(
+    {
+        color: frozenset(c for c in DECK if color != NO_COLOR and COLOR_OF[side][c] == color)
+        for color in _IN_PLAY
+    }
+    for side in (LIGHT, DARK)
+)
+
+
+def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
     """The cards of ``hand`` that may be played on the table now.
 
-    This is the one matching rule of the game (section "A turn"): a card is
-    playable when its active face has the colour in play, the top card's
-    number or action, or is a Wild; a Wild Draw 2 or Wild Draw Color only
-    when the hand holds no card of the colour in play. Any pending decision
-    is ignored: ``refusal``, ``check``, ``legal_actions``, ``timeout_action``,
-    the drawn-card test and the views all derive from this function, and the
-    bots may call it on states they simulate.
+    This is the one matching rule of the game (section "A turn", computed
+    from ``_matches``): a card is playable when its active face has the
+    colour in play, the top card's number or action, or is a Wild; a Wild
+    Draw 2 or Wild Draw Color only when the hand holds no card of the colour
+    in play. Any pending decision is ignored: ``refusal``, ``check``,
+    ``legal_actions``, ``timeout_action``, the drawn-card test and the views
+    all derive from this function, and the bots may call it on states they
+    simulate. The restricted Wilds come after the other cards, each in hand
+    order.
+
+    The specification's example "Which cards can you play?" (top card sun-5,
+    Yellow in play):
+
+    >>> from flip.cards import CODE_OF
+    >>> hand = cards_with_faces(["flame-3", "flame-5", "sun-9", "leaf-reverse", "wave-2", "wild"])
+    >>> table = GameState(Options(), "doc", discard=cards_with_faces(["sun-5"], set(hand)), color=1)
+    >>> [CODE_OF[LIGHT][card] for card in playable_cards(table, hand)]
+    ['flame-5', 'sun-9', 'wild']
     """
     side = s.side
-    colors = COLOR_OF[side]
-    keys = KEY_OF[side]
-    restricted_of = RESTRICTED_OF[side]
     in_play = s.color
-    top_key = keys[s.discard[-1]]
-    out: list[int] = []
-    restricted: list[int] = []
-    holds_color = False
-    for c in hand:
-        color = colors[c]
-        if color == NO_COLOR:
-            if restricted_of[c]:
-                restricted.append(c)
-            else:
-                out.append(c)
-        elif color == in_play:
-            holds_color = True
-            out.append(c)
-        elif keys[c] == top_key:
-            out.append(c)
-    if restricted and not holds_color:
-        # After the others: legal_actions lists them in this order, and a
-        # seeded random choice among them must stay the same game.
-        out.extend(restricted)
+    matching = _MATCHING[side][in_play][KEY_OF[side][s.discard[-1]]]
+    out = [c for c in hand if c in matching]
+    restricted = _RESTRICTED[side]
+    if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+        out += [c for c in hand if c in restricted]
     return out
 
 
-def _unplayable_reason(s: GameState, card: int) -> str:
-    """Why ``playable_cards`` left ``card`` out: a Wild is only ever left out
-    for the restriction, any other card for not matching."""
-    if RESTRICTED_OF[s.side][card]:
-        return "restricted_wild_blocked"
-    return "card_does_not_match"
+# Why playable_cards leaves a card out, by card: a Wild is only ever left out
+# for the restriction, any other card for not matching.
+_UNPLAYABLE: Final[tuple[tuple[RefusalCode, ...], ...]] = tuple(
+    tuple(
+        "restricted_wild_blocked" if RESTRICTED_OF[side][c] else "card_does_not_match" for c in DECK
+    )
+    for side in (LIGHT, DARK)
+)
 
 
-def _turn_refusal(s: GameState, playable: list[int] | None, card: int) -> str | None:
+def _turn_refusal(s: GameState, playable: list[Card], card: Card) -> RefusalCode | None:
     """Why the seat to act may not play ``card`` of its hand now, or None.
 
-    ``playable`` is ``playable_cards`` of the hand (None while a decision is
-    pending, when matching does not apply).
+    ``playable`` is ``playable_cards`` of the hand; it is not read while a
+    decision is pending, when matching does not apply.
     """
     if s.pending == PENDING_COLOR:
         return "color_must_be_chosen_first"
     if s.pending == PENDING_DRAWN:
         return None if card == s.drawn else "must_play_drawn_card"
-    assert playable is not None
-    return None if card in playable else _unplayable_reason(s, card)
+    return None if card in playable else _UNPLAYABLE[s.side][card]
 
 
-def _seat_refusal(s: GameState, seat: int) -> str | None:
+def _seat_refusal(s: GameState, seat: int) -> RefusalCode | None:
     """Why ``seat`` may not play any card now (before looking at the card), or None."""
     if s.over:
         return "game_over"
@@ -303,7 +367,7 @@ def _seat_refusal(s: GameState, seat: int) -> str | None:
     return None
 
 
-def refusal(s: GameState, seat: int, card: int) -> str | None:
+def refusal(s: GameState, seat: int, card: int) -> RefusalCode | None:
     """Why ``seat`` may not play ``card`` now, or None when it may.
 
     Derived from ``playable_cards``, the one matching rule, as are legal
@@ -315,23 +379,27 @@ def refusal(s: GameState, seat: int, card: int) -> str | None:
     hand = s.hands[seat]
     if card not in hand:
         return "card_not_in_hand"
-    return _turn_refusal(s, None if s.pending else playable_cards(s, hand), card)
+    # The card is in the hand, so it is a Card.
+    return _turn_refusal(s, [] if s.pending else playable_cards(s, hand), Card(card))
 
 
-def hand_refusals(s: GameState, seat: int) -> list[str | None]:
+def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
     """``refusal(s, seat, card)`` for every card of ``seat``'s hand, in hand order.
 
     The views ask this once per hand instead of once per card.
     """
     hand = s.hands[seat]
-    reason = _seat_refusal(s, seat)
-    if reason is not None:
-        return [reason] * len(hand)
-    playable = None if s.pending else playable_cards(s, hand)
-    return [_turn_refusal(s, playable, c) for c in hand]
+    if s.over or seat != s.current:  # _seat_refusal, but for the seat to act
+        return [_seat_refusal(s, seat)] * len(hand)
+    if s.pending is None:
+        # _turn_refusal for each card, without a call per card.
+        playable = playable_cards(s, hand)
+        why = _UNPLAYABLE[s.side]
+        return [None if c in playable else why[c] for c in hand]
+    return [_turn_refusal(s, [], c) for c in hand]
 
 
-def next_seat(s: GameState, seat: int) -> int:
+def next_seat(s: GameState, seat: Seat) -> Seat:
     """The next seat still in the game after ``seat``, in the direction of play."""
     return _next(s, seat)
 
@@ -342,7 +410,7 @@ _PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
         tuple(Action(PLAY, card, color) for color in SIDE_COLORS[side])
         if COLOR_OF[side][card] == NO_COLOR
         else (Action(PLAY, card),)
-        for card in range(DECK_SIZE)
+        for card in DECK
     )
     for side in (LIGHT, DARK)
 )
@@ -355,26 +423,34 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     """Every action ``seat`` may take now, Wild plays once per colour.
 
     Leaving is always allowed for a seat still in the game and is not listed.
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")  # seat 0 holds nothing playable
+    >>> legal_actions(state, 0), legal_actions(state, 1)
+    ([Action(type='draw', card=-1, color=-1)], [])
     """
-    if s.over or seat != s.current or not 0 <= seat < s.seats:
+    if s.over or seat != s.current:
         return []
-    plays = _PLAYS[s.side]
-    if s.pending is not None:
-        if s.pending == PENDING_COLOR:
-            return list(_CHOOSE[s.side])
-        return list(plays[s.drawn])
-    playable = playable_cards(s, s.hands[seat])
-    if playable:
-        out: list[Action] = []
-        for card in playable:
-            out.extend(plays[card])
-        return out
-    return [DRAW_ACTION] if can_draw(s) else [PASS_ACTION]
+    legal = s.legal_memo
+    if legal is None:
+        plays = _PLAYS[s.side]
+        if s.pending is not None:
+            legal = _CHOOSE[s.side] if s.pending == PENDING_COLOR else plays[s.drawn]
+        else:
+            playable = playable_cards(s, s.hands[seat])
+            if playable:
+                found: list[Action] = []
+                for card in playable:
+                    found += plays[card]
+                legal = tuple(found)
+            else:
+                legal = _DRAW if can_draw(s) else _PASS
+        s.legal_memo = legal  # for apply, until the state changes
+    return list(legal)
 
 
-def shape_refusal(
+def shape_refusal(  # noqa: PLR0911 (one return per refusal, in the order checked)
     s: GameState, seat: int, kind: str, card_given: bool, color_given: bool
-) -> str | None:
+) -> RefusalCode | None:
     """The checks before an action's card or colour is looked at, or None.
 
     In this order: the game is running, the seat is in it, the action type
@@ -394,7 +470,7 @@ def shape_refusal(
             return "card_required"
     elif card_given:
         return "card_not_allowed"
-    if color_given and kind != PLAY and kind != CHOOSE_COLOR:
+    if color_given and kind not in (PLAY, CHOOSE_COLOR):
         return "color_not_allowed"
     if kind != LEAVE and seat != s.current:
         return "not_your_turn"
@@ -402,44 +478,57 @@ def shape_refusal(
 
 
 def check(s: GameState, seat: int, action: Action) -> None:
-    """Raise ``RuleError`` when ``seat`` may not take ``action`` now."""
+    """Raise ``RuleError`` when ``seat`` may not take ``action`` now.
+
+    The checks of ``shape_refusal`` first, then those of the action's type.
+    """
     kind = action.type
     reason = shape_refusal(s, seat, kind, action.card >= 0, action.color != NO_COLOR)
+    if reason is None:
+        if kind == CHOOSE_COLOR:
+            reason = _choice_refusal(s, action.color)
+        elif kind == PLAY:
+            reason = _play_refusal(s, seat, action)
+        elif kind != LEAVE:
+            reason = _draw_or_pass_refusal(s, seat, kind)
     if reason is not None:
         raise RuleError(reason)
-    if kind == LEAVE:
-        return
-    side_colors = SIDE_COLORS[s.side]
-    if kind == CHOOSE_COLOR:
-        if s.pending != PENDING_COLOR:
-            raise RuleError("no_color_to_choose")
-        if action.color == NO_COLOR:
-            raise RuleError("color_required")
-        if action.color not in side_colors:
-            raise RuleError("color_not_in_side")
-        return
+
+
+def _color_refusal(s: GameState, color: int) -> RefusalCode | None:
+    """Why ``color`` cannot be the colour a Wild or a choice names now."""
+    if color == NO_COLOR:
+        return "color_required"
+    return None if color in SIDE_COLORS[s.side] else "color_not_in_side"
+
+
+def _choice_refusal(s: GameState, color: int) -> RefusalCode | None:
+    if s.pending != PENDING_COLOR:
+        return "no_color_to_choose"
+    return _color_refusal(s, color)
+
+
+def _play_refusal(s: GameState, seat: int, action: Action) -> RefusalCode | None:
+    if s.pending == PENDING_COLOR:  # before the card is looked at
+        return "color_must_be_chosen_first"
+    reason = refusal(s, seat, action.card)
+    if reason is not None:
+        return reason
+    if COLOR_OF[s.side][action.card] == NO_COLOR:
+        return _color_refusal(s, action.color)
+    return None if action.color == NO_COLOR else "color_not_allowed"
+
+
+def _draw_or_pass_refusal(s: GameState, seat: int, kind: str) -> RefusalCode | None:
     if s.pending == PENDING_COLOR:
-        raise RuleError("color_must_be_chosen_first")
-    if kind == PLAY:
-        reason = refusal(s, seat, action.card)
-        if reason is not None:
-            raise RuleError(reason)
-        if COLOR_OF[s.side][action.card] == NO_COLOR:
-            if action.color == NO_COLOR:
-                raise RuleError("color_required")
-            if action.color not in side_colors:
-                raise RuleError("color_not_in_side")
-        elif action.color != NO_COLOR:
-            raise RuleError("color_not_allowed")
-        return
+        return "color_must_be_chosen_first"
     if s.pending == PENDING_DRAWN:
-        raise RuleError("must_play_drawn_card")
+        return "must_play_drawn_card"
     if playable_cards(s, s.hands[seat]):
-        raise RuleError("must_play_when_able")
-    if kind == DRAW and not can_draw(s):
-        raise RuleError("nothing_to_draw")
-    if kind == PASS and can_draw(s):
-        raise RuleError("must_draw_first")
+        return "must_play_when_able"
+    if kind == DRAW:
+        return None if can_draw(s) else "nothing_to_draw"
+    return "must_draw_first" if can_draw(s) else None
 
 
 # ----------------------------------------------------------------------------
@@ -452,40 +541,57 @@ def apply(
     action: Action,
     *,
     inplace: bool = False,
-    shuffles: Iterator[list[int]] | None = None,
+    shuffles: Iterator[list[Card]] | None = None,
 ) -> tuple[GameState, list[Event]]:
     """Check ``action`` for ``seat`` and return the state after it, with events.
 
-    Raises ``RuleError`` (and changes nothing) when the rules refuse it.
+    Raises ``RuleError`` (and changes nothing) when the rules refuse it. An
+    action that ``legal_actions(s, seat)`` returned for this very state is
+    not checked a second time: it is recognised by identity among the
+    actions that call remembered (``GameState.legal_memo``);
+    any other action, such as one built from a request, is checked in full.
     """
-    check(s, seat, action)
-    if not inplace:
+    legal = s.legal_memo
+    # By identity: cheaper than Action.__eq__, and legal_actions hands out the
+    # very objects it remembers. Anything else is checked in full.
+    if legal is None or seat != s.current:
+        check(s, seat, action)
+    else:
+        for candidate in legal:
+            if candidate is action:
+                break
+        else:
+            check(s, seat, action)
+    who = SEATS[seat]  # a seat of the game, checked one way or the other
+    if inplace:
+        s.legal_memo = None
+    else:
         s = s.copy()
     events: list[Event] = []
     shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
     s.actions += 1
     kind = action.type
     if kind == PLAY:
-        _play(s, seat, action.card, action.color, shuffler, events)
+        _play(s, who, action.card, action.color, shuffler, events)
     elif kind == DRAW:
-        _draw_turn(s, seat, shuffler, events)
+        _draw_turn(s, who, shuffler, events)
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
-        hist.note(s, hist.CHOOSE, seat, 0, action.color)
-        events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
+        hist.note(s, hist.CHOOSE, who, 0, action.color)
+        events.append({"type": "choose_color", "seat": who, "color": COLORS[action.color]})
     elif kind == PASS:
-        _pass(s, seat, shuffler, events)
+        _pass(s, who, shuffler, events)
     else:
-        _leave(s, seat, shuffler, events)
+        _leave(s, who, shuffler, events)
     return s, events
 
 
-def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
-    """Take the top card of the draw pile, reshuffling if it is empty; -1 if none."""
+def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
+    """Take the top card of the draw pile, reshuffling if it is empty; NO_CARD if none."""
     if not s.draw:
         if len(s.discard) <= 1:
-            return -1
+            return NO_CARD
         top = s.discard.pop()
         rest = s.discard
         s.discard = [top]
@@ -496,16 +602,16 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
 
 def _draw_cards(
     s: GameState,
-    seat: int,
+    seat: Seat,
     count: int | None,
     shuffler: _Shuffler,
     events: list[Event],
-    reason: str,
+    reason: DrawReason,
     until: int = NO_COLOR,
 ) -> None:
     """``seat`` draws ``count`` cards, or (count None) until a card of ``until``."""
     hand = s.hands[seat]
-    drawn: list[int] = []
+    drawn: list[Card] = []
     colors = COLOR_OF[s.side]
     while count is None or len(drawn) < count:
         card = _draw_one(s, shuffler, events)
@@ -516,34 +622,38 @@ def _draw_cards(
         hist.note(s, hist.PENALTY, seat, card)
         if count is None and colors[card] == until:
             break
-    if drawn:
+    if drawn and s.passed:
         s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": drawn, "side": s.side, "reason": reason})
 
 
-def _start_turn(s: GameState, seat: int) -> None:
+def _start_turn(s: GameState, seat: Seat) -> None:
     s.current = seat
     s.turn += 1
 
 
 def _play(
-    s: GameState, seat: int, card: int, color: int, shuffler: _Shuffler, events: list[Event]
+    s: GameState, seat: Seat, card: Card, color: int, shuffler: _Shuffler, events: list[Event]
 ) -> None:
     side = s.side
     hand = s.hands[seat]
     hand.remove(card)
     s.discard.append(card)
     s.pending = None
-    s.drawn = -1
-    s.passed = []
-    wild = COLOR_OF[side][card] == NO_COLOR
-    s.color = color if wild else COLOR_OF[side][card]
+    s.drawn = NO_CARD
+    if s.passed:
+        s.passed = []
+    own = COLOR_OF[side][card]
     hist.note(s, hist.PLAY, seat, card, color)
     kind = KIND_OF[side][card]
-    event: Event = {"type": "play", "seat": seat, "card": card, "side": side}
-    if wild:
-        event["color"] = COLORS[color]
-    events.append(event)
+    if own == NO_COLOR:
+        s.color = color
+        events.append(
+            {"type": "play", "seat": seat, "card": card, "side": side, "color": COLORS[color]}
+        )
+    else:
+        s.color = own
+        events.append({"type": "play", "seat": seat, "card": card, "side": side})
 
     if not hand:
         # The last card wins the round. A penalty still lands and is counted;
@@ -554,6 +664,17 @@ def _play(
         _win_round(s, seat, shuffler, events)
         return
 
+    if kind in (NUMBER, WILD, DARK_WILD):  # no effect, and the most common
+        s.current = _next(s, seat)
+        s.turn += 1
+    else:
+        _take_effect(s, seat, kind, color, shuffler, events)
+
+
+def _take_effect(
+    s: GameState, seat: Seat, kind: str, color: int, shuffler: _Shuffler, events: list[Event]
+) -> None:
+    """The effect of an action card ``seat`` just played (not its last card)."""
     if kind in PENALTIES:
         victim = _next(s, seat)
         _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
@@ -566,7 +687,7 @@ def _play(
     elif kind == SKIP_EVERYONE:
         _start_turn(s, seat)
     elif kind == REVERSE:
-        if s.players_left == 2 and s.options.two_seat_reverse_skips:
+        if s.players_left == TWO_PLAYERS and s.options.two_seat_reverse_skips:
             events.append({"type": "turn_lost", "seat": _next(s, seat)})
             _start_turn(s, seat)
         else:
@@ -597,11 +718,12 @@ def _flip(s: GameState, events: list[Event]) -> None:
     events.append({"type": "flip", "side": s.side})
 
 
-def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     card = _draw_one(s, shuffler, events)
     s.hands[seat].append(card)
     hist.note(s, hist.DRAW, seat, card)
-    s.passed = []
+    if s.passed:
+        s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
     if card in playable_cards(s, s.hands[seat]):
         s.pending = PENDING_DRAWN
@@ -610,7 +732,7 @@ def _draw_turn(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]
         _start_turn(s, _next(s, seat))
 
 
-def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _pass(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     events.append({"type": "pass", "seat": seat})
     hist.note(s, hist.PASS, seat)
     if seat not in s.passed:
@@ -625,7 +747,7 @@ def _everyone_passed(s: GameState) -> bool:
     return all(seat in s.passed for seat in range(s.seats) if s.active[seat])
 
 
-def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _leave(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     hand = sorted_hand(s.hands[seat], s.side)
     s.left_points[seat] = hand_points(hand, s.side)
     # Under the draw pile in sorted order: read from the top, the pile ends
@@ -644,9 +766,9 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     elif seat in s.passed:
         s.passed.remove(seat)
     events.append({"type": "leave", "seat": seat, "count": len(hand)})
-    if s.players_left < 2:
-        winner = next(i for i in range(s.seats) if s.active[i])
-        result = {
+    if s.players_left < TWO_PLAYERS:  # one player left: the round ends
+        winner = next(SEATS[i] for i in range(s.seats) if s.active[i])
+        result: RoundResult = {
             "round": s.round,
             "winner": winner,
             "points": 0,
@@ -662,14 +784,14 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     if seat == s.current:
         if s.pending == PENDING_DRAWN:
             s.pending = None
-            s.drawn = -1
+            s.drawn = NO_CARD
         # A pending colour choice passes to the next player with the turn.
         _start_turn(s, _next(s, seat))
     if s.passed and _everyone_passed(s):
         _block_round(s, shuffler, events)
 
 
-def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, Any]:
+def _round_result(s: GameState, winner: Seat | None, points: int) -> RoundResult:
     side = s.side
     return {
         "round": s.round,
@@ -680,7 +802,7 @@ def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, An
         "interrupted": False,
         "hands": [
             {
-                "seat": i,
+                "seat": SEATS[i],
                 "cards": sorted_hand(s.hands[i], side),
                 "points": hand_points(s.hands[i], side),
             }
@@ -690,7 +812,7 @@ def _round_result(s: GameState, winner: int | None, points: int) -> dict[str, An
     }
 
 
-def _win_round(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _win_round(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     side = s.side
     points = sum(hand_points(s.hands[i], side) for i in range(s.seats) if i != seat)
     s.scores[seat] += points
@@ -719,16 +841,16 @@ def _next_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     _deal(s, shuffler, events)
 
 
-def _end_game(s: GameState, winner: int | None, events: list[Event]) -> None:
+def _end_game(s: GameState, winner: Seat | None, events: list[Event]) -> None:
     s.over = True
     s.winner = winner
     s.pending = None
-    s.drawn = -1
+    s.drawn = NO_CARD
     s.ranking = ranking(s)
     events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
 
 
-def ranking(s: GameState) -> list[dict[str, Any]]:
+def ranking(s: GameState) -> list[RankingEntry]:
     """The final ranking: stayers before leavers, the winner first, then by
     score, then by fewer points left in hand in the last round; equals share."""
     last = s.results[-1] if s.results else None
@@ -750,8 +872,11 @@ def ranking(s: GameState) -> list[dict[str, Any]]:
             left_in_hand(seat),
         )
 
-    seats = sorted(range(s.seats), key=lambda i: (key(i), i))
-    out: list[dict[str, Any]] = []
+    def order(seat: Seat) -> tuple[tuple[int, int, int, int], int]:
+        return (key(seat), seat)
+
+    seats = sorted(SEATS[: s.seats], key=order)
+    out: list[RankingEntry] = []
     for position, seat in enumerate(seats):
         rank = position + 1
         if position and key(seats[position - 1]) == key(seat):
@@ -772,7 +897,7 @@ def ranking(s: GameState) -> list[dict[str, Any]]:
 # The timeout move (PRODUCT.md ruling 4)
 
 
-def preferred_color(s: GameState, hand: list[int]) -> int:
+def preferred_color(s: GameState, hand: Iterable[int]) -> int:
     """The colour of PRODUCT.md ruling 4 for ``hand`` on the side in play.
 
     The side's colour the hand holds most cards of (Wilds do not count); ties
@@ -797,6 +922,10 @@ def timeout_action(s: GameState) -> Action:
     A colour first if one is needed; else the playable card worth the most
     points (ties: first in sorted hand order), a Wild taking the colour the
     hand holds most of; else a draw; else a pass.
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> timeout_action(state)
+    Action(type='draw', card=-1, color=-1)
     """
     seat = s.current
     hand = s.hands[seat]
@@ -806,8 +935,7 @@ def timeout_action(s: GameState) -> Action:
         return Action(CHOOSE_COLOR, color=preferred_color(s, hand))
     candidates = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
     if candidates:
-        points = POINTS_OF[s.side]
-        best = max(sorted_hand(candidates, s.side), key=lambda c: points[c])
+        best = max(sorted_hand(candidates, s.side), key=POINTS_OF[s.side].__getitem__)
         if COLOR_OF[s.side][best] == NO_COLOR:
             rest = [c for c in hand if c != best]
             return Action(PLAY, best, preferred_color(s, rest))
@@ -819,13 +947,13 @@ def timeout_action(s: GameState) -> Action:
 # Helpers for tests and tools
 
 
-def cards_with_faces(codes: list[str], taken: set[int] | None = None) -> list[int]:
+def cards_with_faces(codes: Iterable[str], taken: set[Card] | None = None) -> list[Card]:
     """Physical cards carrying the given face codes, each card used once.
 
     Used to stack decks for worked examples. Codes may name either side.
     """
-    used = set() if taken is None else taken
-    out: list[int] = []
+    used: set[Card] = set() if taken is None else taken
+    out: list[Card] = []
     for code in codes:
         for card in CARDS_BY_FACE[code]:
             if card not in used:
@@ -847,6 +975,7 @@ __all__ = [
     "PASS",
     "PLAY",
     "Action",
+    "CardT",
     "Event",
     "apply",
     "can_draw",

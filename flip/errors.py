@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from .types import ErrorDict, RefusalCode
+
 #: code -> the sentence a person reads.
+# Keyed by str, not RefusalCode, so a code read from outside can be looked up;
+# tests/flip/test_types.py checks that the keys are exactly RefusalCode's values.
 MESSAGES: Final[dict[str, str]] = {
     "game_over": "The game is over; no more moves can be made.",
     "seat_not_in_game": "That seat is not taking part in this game.",
@@ -49,12 +53,16 @@ REQUEST_MESSAGES: Final[dict[str, str]] = {
 
 
 class RuleError(Exception):
-    """The rules refuse an action. ``code`` is stable; ``message`` is for people."""
+    """The rules refuse an action. ``code`` is stable; ``message`` is for people.
 
-    def __init__(self, code: str, message: str | None = None) -> None:
+    >>> RuleError("not_your_turn").as_dict()
+    {'code': 'not_your_turn', 'detail': 'It is not your turn.'}
+    """
+
+    def __init__(self, code: RefusalCode, message: str | None = None) -> None:
         self.code = code
         self.message = message or MESSAGES.get(code) or REQUEST_MESSAGES.get(code, code)
         super().__init__(f"{code}: {self.message}")
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> ErrorDict:
         return {"code": self.code, "detail": self.message}

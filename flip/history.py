@@ -45,6 +45,11 @@ _VALUE: Final = {ch: i for i, ch in enumerate(_DIGITS)}
 _WIDTH: Final = 3
 
 
+def entry(kind: int, seat: int = 0, card: int = 0, color: int = 0) -> int:
+    """One entry of a round's record: what happened, to whom, with which card and colour."""
+    return ((kind * 16 + seat) * 128 + card) * 8 + (color if color >= 0 else 0)
+
+
 def note(s: GameState, kind: int, seat: int = 0, card: int = 0, color: int = 0) -> None:
     """Append one entry to the round's record (nothing when it is not kept)."""
     record = s.history
@@ -162,14 +167,35 @@ class _Replay:
             self.penalty = event if reason == "penalty" else None
         self.hands[seat].append(card)
 
+    def reshuffle(self, record: list[tuple[int, int, int, int]], index: int) -> None:
+        shuffled = {"type": "reshuffle", "count": len(self.discard) - 1}
+        more = record[index + 1] if index + 1 < len(record) else None
+        penalty = self.penalty
+        if penalty is not None and more is not None and more[:2] == (PENALTY, penalty["seat"]):
+            # In the middle of a penalty: told before the cards, as the events are.
+            self.events.insert(len(self.events) - 1, shuffled)
+        else:
+            self.events.append(shuffled)
+        self.discard = self.discard[-1:]
+
     def leave(self, seat: int, cards: list[int]) -> None:
         self.events.append({"type": "leave", "seat": seat, "faces": self._seen(seat, cards)})
         self.hands[seat] = []
 
 
+def _left_cards(record: list[tuple[int, int, int, int]], index: int) -> list[int]:
+    """The cards of the hand that left at ``record[index]``: the entries after it."""
+    cards = []
+    for later in record[index + 1 :]:
+        if later[0] != LEFT:
+            break
+        cards.append(later[2])
+    return cards
+
+
 def _dealt(s: GameState, record: list[tuple[int, int, int, int]]) -> list[list[int]]:
     """Every hand as dealt: the hands now with the round's moves taken back."""
-    hands = [set(h) for h in s.hands]
+    hands = [{int(c) for c in h} for h in s.hands]
     for kind, seat, card, _ in reversed(record):
         if kind in (PLAY, LEFT):
             hands[seat].add(card)
@@ -209,32 +235,17 @@ def public_history(s: GameState, seat: int) -> History | None:
             replay.starter(card)
         elif kind == PLAY:
             replay.play(who, card, color)
-        elif kind == DRAW:
-            replay.draw(who, card, "draw")
-        elif kind == PENALTY:
-            replay.draw(who, card, "penalty")
+        elif kind in (DRAW, PENALTY):
+            replay.draw(who, card, "draw" if kind == DRAW else "penalty")
         elif kind == CHOOSE:
             replay.color = color
             replay.events.append({"type": "choose_color", "seat": who, "color": COLORS[color]})
         elif kind == PASS:
             replay.events.append({"type": "pass", "seat": who, **replay.table()})
         elif kind == LEAVE:
-            cards = []
-            for later in record[index + 1 :]:
-                if later[0] != LEFT:
-                    break
-                cards.append(later[2])
-            replay.leave(who, cards)
+            replay.leave(who, _left_cards(record, index))
         elif kind == RESHUFFLE:
-            shuffled = {"type": "reshuffle", "count": len(replay.discard) - 1}
-            more = record[index + 1] if index + 1 < len(record) else None
-            penalty = replay.penalty
-            if penalty is not None and more is not None and more[:2] == (PENALTY, penalty["seat"]):
-                # In the middle of a penalty: told before the cards, as the events are.
-                replay.events.insert(len(replay.events) - 1, shuffled)
-            else:
-                replay.events.append(shuffled)
-            replay.discard = replay.discard[-1:]
+            replay.reshuffle(record, index)
     return {
         "round": s.round,
         "seat": seat,

@@ -10,14 +10,18 @@ shuffles. The format is described in ``docs/record-format.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Final, cast
 
-from .engine import Action, Event, apply, new_game
+from .cards import COLORS, NO_COLOR
+from .engine import Action, apply, new_game
 from .state import GameState, Options
+from .types import Event, GameRecord, RecordedAction, RecordedShuffle, Seat, Source
 
-FORMAT = "gamenook-flip-record"
-VERSION = 1
-SOURCES = ("player", "timeout", "bot", "leave", "admin")
+FORMAT: Final = "gamenook-flip-record"
+VERSION: Final = 1
+SOURCES: Final[tuple[Source, ...]] = ("player", "timeout", "bot", "leave", "admin")
+_SOURCES: Final[dict[str, Source]] = {source: source for source in SOURCES}
 
 
 class Recorder:
@@ -33,8 +37,8 @@ class Recorder:
     def __init__(self, options: Options, seed: str, events: list[Event]) -> None:
         self.options = options
         self.seed = seed
-        self.shuffles: list[dict[str, Any]] = []
-        self.actions: list[dict[str, Any]] = []
+        self.shuffles: list[RecordedShuffle] = []
+        self.actions: list[RecordedAction] = []
         self._take_shuffles(events)
 
     def _take_shuffles(self, events: list[Event]) -> None:
@@ -45,12 +49,22 @@ class Recorder:
                 )
 
     def add(self, seat: int, action: Action, source: str, events: list[Event]) -> None:
-        if source not in SOURCES:
+        if source not in _SOURCES:
             raise ValueError(f"unknown source {source!r}")
-        self.actions.append({"seat": seat, "source": source, **action.to_dict()})
+        # The keys in the order of {"seat", "source", **action.to_dict()}.
+        entry: RecordedAction = {
+            "seat": Seat(seat),
+            "source": _SOURCES[source],
+            "type": action.type,
+        }
+        if action.card >= 0:
+            entry["card"] = action.card
+        if action.color != NO_COLOR:
+            entry["color"] = COLORS[action.color]
+        self.actions.append(entry)
         self._take_shuffles(events)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GameRecord:
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -61,14 +75,15 @@ class Recorder:
         }
 
 
-def replay(record: dict[str, Any]) -> GameState:
+def replay(data: Mapping[str, object]) -> GameState:
     """Play a record again and return the final state.
 
     Raises ``ValueError`` if the record is malformed or does not replay (an
     action the rules refuse raises ``RuleError``).
     """
-    if record.get("format") != FORMAT or record.get("version") != VERSION:
+    if data.get("format") != FORMAT or data.get("version") != VERSION:
         raise ValueError("not a Wild Cards Flip game record of a known version")
+    record = cast(GameRecord, data)  # its format and version say so
     orders = iter([list(s["order"]) for s in record["shuffles"]])
     state, _ = new_game(Options.from_dict(record["options"]), record["seed"], shuffles=orders)
     for entry in record["actions"]:

@@ -13,14 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from .cards import COLORS, NO_COLOR
-from .engine import Action, shape_refusal
+from .cards import COLORS, NO_CARD, NO_COLOR
+from .engine import ACTION_TYPES, Action, shape_refusal
 from .errors import RuleError
 from .state import GameState
+from .types import ActionType
 from .views import card_for_handle
 
 #: The fields a request may hold.
 REQUEST_FIELDS: Final = frozenset({"type", "card", "color"})
+
+_TYPES: Final[dict[str, ActionType]] = {kind: kind for kind in ACTION_TYPES}
+_COLORS: Final[dict[str, int]] = {name: number for number, name in enumerate(COLORS)}
 
 
 def parse_request(s: GameState, seat: int, data: object) -> Action:
@@ -67,10 +71,10 @@ def parse_request(s: GameState, seat: int, data: object) -> Action:
     reason = shape_refusal(s, seat, kind, card is not None, color is not None)
     if reason is not None:
         raise RuleError(reason)
-    number = -1 if card is None else card_for_handle(s, seat, card)
+    number = NO_CARD if card is None else card_for_handle(s, seat, card)
     code = NO_COLOR
     if color is not None:
-        if color not in COLORS:
+        if color not in _COLORS:
             raise RuleError("color_not_in_side")
-        code = COLORS.index(color)
-    return Action(kind, number, code)
+        code = _COLORS[color]
+    return Action(_TYPES[kind], number, code)  # shape_refusal knows the type

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from .cards import CARDS_BY_FACE, CODE_OF, COLORS, DECK_SIZE, NO_COLOR, SIDES, SORT_OF
+from .cards import CARDS_BY_FACE, CODE_OF, COLORS, DECK_SIZE, NO_CARD, NO_COLOR, SIDES, SORT_OF
 from .state import PENDING_DRAWN, GameState, Options
+from .types import Card, HandResult, OptionsDict, Pending, RoundResult, Seat
 from .views import handle
 
-View = dict[str, Any]
+View = Mapping[str, Any]
 
 _SIDE_OF = {name: i for i, name in enumerate(SIDES)}
 
@@ -46,11 +47,11 @@ class Placement:
       other seats it is one of that hand's cards, the one just drawn.
     """
 
-    hands: list[list[int]]
-    discard: list[int]
-    draw: list[int]
+    hands: list[list[Card]]
+    discard: list[Card]
+    draw: list[Card]
     left_points: list[int | None]
-    drawn: int = -1
+    drawn: Card = NO_CARD
 
 
 def placement_of(s: GameState, seat: int) -> Placement:
@@ -60,7 +61,7 @@ def placement_of(s: GameState, seat: int) -> Placement:
     """
     side = s.side
     other = side ^ 1
-    hands: list[list[int]] = []
+    hands: list[list[Card]] = []
     for i, hand in enumerate(s.hands):
         if i == seat:
             order = SORT_OF[side]
@@ -109,17 +110,17 @@ def rebuild(
     hands = [list(h) for h in placement.hands]
     pending = view["pending"]
     pending_type: str | None = None if pending is None else pending["type"]
-    drawn = placement.drawn if pending_type == PENDING_DRAWN else -1
+    drawn = placement.drawn if pending_type == PENDING_DRAWN else NO_CARD
     color = view["color"]
     active = [bool(p["in_game"]) for p in view["players"]]
-    passed: list[int] = []
-    left_order = [i for i in range(seats) if not active[i]]
+    passed: list[Seat] = []
+    left_order = [Seat(i) for i in range(seats) if not active[i]]
     if history is not None:
-        passed = list(history["passed"])
-        left_order = list(history["left_order"])
+        passed = [Seat(i) for i in history["passed"]]
+        left_order = [Seat(i) for i in history["left_order"]]
     to_act = view["to_act"]
     return GameState(
-        options=Options.from_dict(view["options"]),
+        options=Options.from_dict(cast(OptionsDict, view["options"])),
         seed=seed,
         round=view["round"],
         dealer=view["dealer"],
@@ -129,8 +130,8 @@ def rebuild(
         discard=list(placement.discard),
         color=NO_COLOR if color is None else COLORS.index(color),
         direction=1 if view["direction"] == "clockwise" else -1,
-        current=0 if to_act is None else to_act,
-        pending=pending_type,
+        current=Seat(0 if to_act is None else to_act),
+        pending=cast(Pending | None, pending_type),
         drawn=drawn,
         active=active,
         passed=passed,
@@ -145,7 +146,7 @@ def rebuild(
     )
 
 
-def _result(shown: Mapping[str, Any]) -> dict[str, Any]:
+def _result(shown: Mapping[str, Any]) -> RoundResult:
     """A round's result as the engine keeps it, from the result everyone was shown."""
     side = _SIDE_OF[shown["side"]]
     return {
@@ -156,21 +157,21 @@ def _result(shown: Mapping[str, Any]) -> dict[str, Any]:
         "blocked": shown["blocked"],
         "interrupted": shown["interrupted"],
         "hands": [
-            {
-                "seat": h["seat"],
-                "cards": _cards_with(c["face"] for c in h["cards"]),
-                "points": h["points"],
-            }
+            HandResult(
+                seat=Seat(h["seat"]),
+                cards=_cards_with(c["face"] for c in h["cards"]),
+                points=h["points"],
+            )
             for h in shown["hands"]
         ],
     }
 
 
-def _cards_with(codes: Any) -> list[int]:
-    taken: set[int] = set()
-    out: list[int] = []
+def _cards_with(codes: Any) -> list[Card]:
+    taken: set[Card] = set()
+    out: list[Card] = []
     for code in codes:
-        card = next(c for c in CARDS_BY_FACE[code] if c not in taken)
+        card = Card(next(c for c in CARDS_BY_FACE[code] if c not in taken))
         taken.add(card)
         out.append(card)
     return out
@@ -194,22 +195,29 @@ def _check(view: View, placement: Placement, side: int) -> None:
         if seat != me:
             _same(placement.hands[seat], p["faces"], other, f"seat {seat}'s hand")
     _same(placement.discard, view["discard_pile"], side, "the discard pile")
-    pending = view["pending"]
-    if pending is not None and pending["type"] == PENDING_DRAWN:
-        if placement.drawn not in placement.hands[pending["seat"]]:
-            raise ValueError("the drawn card to be played is in the hand of the seat that drew it")
-        if pending["seat"] == me:
-            name = view["legal_actions"][0]["card"]
-            index = next(i for i, e in enumerate(view["hand"]) if e["card"] == name)
-            if placement.hands[me][index] != placement.drawn:
-                raise ValueError("the drawn card is not the one the view names")
-    elif placement.drawn != -1:
-        raise ValueError("no drawn card is to be played")
+    _check_drawn(view, placement)
     top = view["draw_pile"].get("top")
     if len(placement.draw) != view["draw_pile"]["count"]:
         raise ValueError("the draw pile's size differs from the view")
     if top is not None:
         _same(placement.draw[-1:], [top], other, "the draw pile's top")
+
+
+def _check_drawn(view: View, placement: Placement) -> None:
+    """The drawn card to be played, if any, is the one the view names."""
+    me: int = view["seat"]
+    pending = view["pending"]
+    if pending is None or pending["type"] != PENDING_DRAWN:
+        if placement.drawn != NO_CARD:
+            raise ValueError("no drawn card is to be played")
+        return
+    if placement.drawn not in placement.hands[pending["seat"]]:
+        raise ValueError("the drawn card to be played is in the hand of the seat that drew it")
+    if pending["seat"] == me:
+        name = view["legal_actions"][0]["card"]
+        index = next(i for i, e in enumerate(view["hand"]) if e["card"] == name)
+        if placement.hands[me][index] != placement.drawn:
+            raise ValueError("the drawn card is not the one the view names")
 
 
 def _same(cards: Sequence[int], codes: Sequence[str], side: int, what: str) -> None:

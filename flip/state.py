@@ -13,18 +13,37 @@ the step from the previous version in ``_UPGRADES``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final, cast
 
+from .cards import NO_CARD
 from .history import decode, encode
+from .types import (
+    Card,
+    FaceCode,
+    Handle,
+    LastFlip,
+    OptionsDict,
+    Pending,
+    RankingEntry,
+    RoundResult,
+    Scoring,
+    Seat,
+    Snapshot,
+)
 
-SINGLE_ROUND = "single"
-TARGET = "target"
-TARGETS = (250, 500, 1000)
+if TYPE_CHECKING:
+    from .engine import Action
 
-PENDING_COLOR = "choose_color"  # a colour must be chosen before the turn goes on
-PENDING_DRAWN = "play_drawn"  # the card just drawn is playable and must be played
+SINGLE_ROUND: Final[Scoring] = "single"
+TARGET: Final[Scoring] = "target"
+TARGETS: Final = (250, 500, 1000)
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 10
+
+PENDING_COLOR: Final[Pending] = "choose_color"  # a colour must be chosen before the turn goes on
+PENDING_DRAWN: Final[Pending] = "play_drawn"  # the card just drawn is playable and must be played
 
 #: The shape ``GameState.to_dict`` writes. Version 1 (no ``version`` key) is
 #: the shape before versions, with or without ``last_flip``; version 3 adds
@@ -42,23 +61,24 @@ class Options:
     target: int = 500
 
     def __post_init__(self) -> None:
-        if not isinstance(self.seats, int) or not 2 <= self.seats <= 10:
+        if not isinstance(self.seats, int) or not MIN_SEATS <= self.seats <= MAX_SEATS:
             raise ValueError("a table has 2 to 10 seats")
         if self.scoring not in (SINGLE_ROUND, TARGET):
             raise ValueError("scoring is 'single' or 'target'")
         if self.target not in TARGETS:
             raise ValueError("the target score is 250, 500 or 1000")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OptionsDict:
         return {
             "seats": self.seats,
             "two_seat_reverse_skips": self.two_seat_reverse_skips,
-            "scoring": self.scoring,
+            # __post_init__ allowed only these two; the test narrows the type.
+            "scoring": SINGLE_ROUND if self.scoring == SINGLE_ROUND else TARGET,
             "target": self.target,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Options:
+    def from_dict(cls, data: OptionsDict) -> Options:
         return cls(
             seats=data["seats"],
             two_seat_reverse_skips=data["two_seat_reverse_skips"],
@@ -80,24 +100,24 @@ class GameState:
     seed: str
     shuffles: int = 0
     round: int = 0
-    dealer: int = 0
+    dealer: Seat = Seat(0)
     side: int = 0
-    hands: list[list[int]] = field(default_factory=list)
-    draw: list[int] = field(default_factory=list)
-    discard: list[int] = field(default_factory=list)
+    hands: list[list[Card]] = field(default_factory=list)
+    draw: list[Card] = field(default_factory=list)
+    discard: list[Card] = field(default_factory=list)
     color: int = -1
     direction: int = 1
-    current: int = 0
-    pending: str | None = None
-    drawn: int = -1
+    current: Seat = Seat(0)
+    pending: Pending | None = None
+    drawn: Card = NO_CARD
     active: list[bool] = field(default_factory=list)
-    passed: list[int] = field(default_factory=list)
+    passed: list[Seat] = field(default_factory=list)
     turn: int = 0
     flips: int = 0
     #: The hands and the discard pile's size the moment the table last turned
-    #: over this round (``{"side", "hands", "discard", "shuffles"}``), for
-    #: ``flip.views.flip_memory``; None before the round's first flip.
-    last_flip: dict[str, Any] | None = None
+    #: over this round, for ``flip.views.flip_memory``; None before the
+    #: round's first flip.
+    last_flip: LastFlip | None = None
     actions: int = 0
     #: The round's public record (``flip.history``): one integer per card
     #: moved or choice made (three characters each in ``to_dict``), reset by
@@ -106,11 +126,31 @@ class GameState:
     history: list[int] | None = None
     scores: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
-    left_order: list[int] = field(default_factory=list)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    left_order: list[Seat] = field(default_factory=list)
+    results: list[RoundResult] = field(default_factory=list)
     over: bool = False
-    winner: int | None = None
-    ranking: list[dict[str, Any]] = field(default_factory=list)
+    winner: Seat | None = None
+    ranking: list[RankingEntry] = field(default_factory=list)
+    #: ``flip.legal_actions``' answer for the seat to act, kept until the state
+    #: changes: ``flip.apply`` accepts one of these very actions without
+    #: checking it again. Never saved, copied or compared; every ``apply`` on
+    #: this state clears it. A state changed by hand is not to be given to
+    #: ``apply`` after ``legal_actions`` without ``forget_legal()``.
+    legal_memo: tuple[Action, ...] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    #: The handles computed so far (``flip.handle``), with the round, number
+    #: of flips and seed they are valid for. Never saved or compared; a copy
+    #: shares it, as a handle is a function of the seed, round, flips and card.
+    handle_memo: tuple[int, int, str, dict[int, Handle]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    #: Other hands' sorted faces as views have shown them this round, by side
+    #: and cards (``flip.view``). Never saved or compared; shared by copies,
+    #: as the faces are a function of the side and the cards alone.
+    faces_memo: tuple[int, dict[tuple[int, ...], tuple[FaceCode, ...]]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def seats(self) -> int:
@@ -120,41 +160,54 @@ class GameState:
     def players_left(self) -> int:
         return sum(self.active)
 
-    def copy(self) -> GameState:
-        """A copy that shares nothing mutable with this state."""
-        return GameState(
-            options=self.options,
-            seed=self.seed,
-            shuffles=self.shuffles,
-            round=self.round,
-            dealer=self.dealer,
-            side=self.side,
-            hands=[h[:] for h in self.hands],
-            draw=self.draw[:],
-            discard=self.discard[:],
-            color=self.color,
-            direction=self.direction,
-            current=self.current,
-            pending=self.pending,
-            drawn=self.drawn,
-            active=self.active[:],
-            passed=self.passed[:],
-            turn=self.turn,
-            flips=self.flips,
-            last_flip=self.last_flip,  # replaced at every flip, never mutated
-            actions=self.actions,
-            history=None if self.history is None else self.history[:],
-            scores=self.scores[:],
-            left_points=self.left_points[:],
-            left_order=self.left_order[:],
-            # Results and ranking entries are never mutated once written.
-            results=self.results[:],
-            over=self.over,
-            winner=self.winner,
-            ranking=self.ranking[:],
-        )
+    def forget_legal(self) -> None:
+        """Drop the remembered legal actions (see ``legal_memo``)."""
+        self.legal_memo = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def copy(self) -> GameState:
+        """A copy that shares nothing mutable with this state.
+
+        Filled slot by slot, not through ``__init__``: three times faster,
+        and ``apply(..., inplace=False)`` copies once per action. A field
+        added to the class must be added here (reading a slot never set
+        raises, so ``copy() == state`` catches a forgotten one).
+        """
+        c = GameState.__new__(GameState)
+        c.options = self.options
+        c.seed = self.seed
+        c.shuffles = self.shuffles
+        c.round = self.round
+        c.dealer = self.dealer
+        c.side = self.side
+        c.hands = list(map(list.copy, self.hands))
+        c.draw = self.draw[:]
+        c.discard = self.discard[:]
+        c.color = self.color
+        c.direction = self.direction
+        c.current = self.current
+        c.pending = self.pending
+        c.drawn = self.drawn
+        c.active = self.active[:]
+        c.passed = self.passed[:]
+        c.turn = self.turn
+        c.flips = self.flips
+        c.last_flip = self.last_flip  # replaced at every flip, never mutated
+        c.actions = self.actions
+        c.history = None if self.history is None else self.history[:]
+        c.scores = self.scores[:]
+        c.left_points = self.left_points[:]
+        c.left_order = self.left_order[:]
+        # Results and ranking entries are never mutated once written.
+        c.results = self.results[:]
+        c.over = self.over
+        c.winner = self.winner
+        c.ranking = self.ranking[:]
+        c.legal_memo = None
+        c.handle_memo = self.handle_memo
+        c.faces_memo = self.faces_memo
+        return c
+
+    def to_dict(self) -> Snapshot:
         return {
             "version": SNAPSHOT_VERSION,
             "options": self.options.to_dict(),
@@ -188,9 +241,9 @@ class GameState:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameState:
+    def from_dict(cls, snapshot: Mapping[str, object]) -> GameState:
         """The state a snapshot of any known version holds (see ``upgrade``)."""
-        data = upgrade(data)
+        data = upgrade(snapshot)
         return cls(
             options=Options.from_dict(data["options"]),
             seed=data["seed"],
@@ -223,47 +276,57 @@ class GameState:
         )
 
 
-def _copy_last_flip(last_flip: dict[str, Any] | None) -> dict[str, Any] | None:
+def _copy_last_flip(last_flip: LastFlip | None) -> LastFlip | None:
     if last_flip is None:
         return None
-    return {**last_flip, "hands": [list(h) for h in last_flip["hands"]]}
+    return {
+        "side": last_flip["side"],
+        "hands": [list(h) for h in last_flip["hands"]],
+        "discard": last_flip["discard"],
+        "shuffles": last_flip["shuffles"],
+    }
 
 
-def _upgrade_from_1(data: dict[str, Any]) -> dict[str, Any]:
+Upgrade = Callable[[dict[str, object]], dict[str, object]]
+
+
+def _upgrade_from_1(data: dict[str, object]) -> dict[str, object]:
     # Snapshots written before the bots' memory of the last flip have no
     # ``last_flip``: nothing was remembered, as after a round's deal.
     return {**data, "version": 2, "last_flip": data.get("last_flip")}
 
 
-def _upgrade_from_2(data: dict[str, Any]) -> dict[str, Any]:
+def _upgrade_from_2(data: dict[str, object]) -> dict[str, object]:
     # The round in progress was not recorded from its start: it has no public
     # history (``flip.public_history`` gives None) until the next deal.
     return {**data, "version": 3, "history": None}
 
 
 #: ``_UPGRADES[n]`` turns a snapshot of version ``n`` into version ``n + 1``.
-_UPGRADES: Final[dict[int, Callable[[dict[str, Any]], dict[str, Any]]]] = {
+_UPGRADES: Final[dict[int, Upgrade]] = {
     1: _upgrade_from_1,
     2: _upgrade_from_2,
 }
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` brought to ``SNAPSHOT_VERSION``, one registered step at a time.
+def upgrade(snapshot: Mapping[str, object]) -> Snapshot:
+    """``snapshot`` brought to ``SNAPSHOT_VERSION``, one registered step at a time.
 
     The argument is never changed; a current snapshot comes back as it is.
     Raises ``ValueError`` for a version this code does not know (a snapshot
-    written by newer code, or not a snapshot).
+    written by newer code, or not a snapshot). The fields themselves are not
+    checked: a snapshot is the service's own data, written by ``to_dict``.
 
     >>> upgrade({"seed": "s"})["version"] == SNAPSHOT_VERSION
     True
     """
-    version = data.get("version", 1)
+    version = snapshot.get("version", 1)
     if type(version) is not int or not 1 <= version <= SNAPSHOT_VERSION:
         raise ValueError(f"unknown snapshot version {version!r}")
+    data = snapshot
     while version < SNAPSHOT_VERSION:
-        data = _UPGRADES[version](data)
+        data = _UPGRADES[version](dict(data))
         if data["version"] != version + 1:
             raise AssertionError(f"the upgrade from version {version} skipped a version")
         version += 1
-    return data
+    return cast(Snapshot, data)

@@ -15,31 +15,73 @@ follow one card across a flip and learn both its faces.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Iterable
+from typing import Final, overload
 
-from .cards import CODE_OF, COLORS, FACES, POINTS_OF, SIDES, SORT_OF
+from .cards import CODE_OF, COLORS, DECK, POINTS_OF, SIDES, SORT_OF
 from .engine import (
-    CHOOSE_COLOR,
     PLAY,
-    Event,
+    SEATS,
     hand_refusals,
     legal_actions,
 )
 from .errors import RuleError
 from .state import GameState
+from .types import (
+    Card,
+    DirectionName,
+    DrawSeen,
+    Event,
+    FaceCode,
+    FlipMemory,
+    HandCardView,
+    Handle,
+    LegalActionView,
+    PendingView,
+    PlayerView,
+    PlaySeen,
+    RefusalCode,
+    RoundResult,
+    RoundResultView,
+    SeatView,
+    SeenEvent,
+    WatcherView,
+)
 
-View = dict[str, Any]
+
+def handle(s: GameState, card: int) -> Handle:
+    """The opaque name of ``card`` for its holder, valid until the next flip.
+
+    A keyed hash of the round, the number of flips and the card, keyed by
+    the game's secret seed; each is computed once per round and flip and
+    remembered on the state (``GameState.handle_memo``).
+    """
+    names = _known_handles(s)
+    name = names.get(card)
+    if name is None:
+        digest = hashlib.blake2b(
+            f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
+        )
+        name = names[card] = Handle(digest.hexdigest())
+    return name
 
 
-def handle(s: GameState, card: int) -> str:
-    """The opaque name of ``card`` for its holder, valid until the next flip."""
-    digest = hashlib.blake2b(
-        f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
-    )
-    return digest.hexdigest()
+def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
+    """The faces of ``cards`` on ``side``, in the order of ruling 13."""
+    rank = _RANK[side]
+    by_rank = _BY_RANK[side]
+    return tuple([by_rank[r] for r in sorted([rank[c] for c in cards])])
 
 
-def card_for_handle(s: GameState, seat: int, name: str) -> int:
+def _known_handles(s: GameState) -> dict[int, Handle]:
+    """The handles ``handle`` has computed for the state's round and flips so far."""
+    memo = s.handle_memo
+    if memo is None or memo[0] != s.round or memo[1] != s.flips or memo[2] != s.seed:
+        memo = s.handle_memo = (s.round, s.flips, s.seed, {})
+    return memo[3]
+
+
+def card_for_handle(s: GameState, seat: int, name: str) -> Card:
     """The card in ``seat``'s hand that ``name`` stands for.
 
     Raises ``RuleError("card_not_in_hand")`` for any other string, including a
@@ -51,31 +93,42 @@ def card_for_handle(s: GameState, seat: int, name: str) -> int:
     raise RuleError("card_not_in_hand")
 
 
-def _face_sort(codes: list[str], side: int) -> list[str]:
-    return sorted(codes, key=lambda code: (_SORT_BY_CODE[code], code))
+def _face_sort(codes: Iterable[FaceCode]) -> list[FaceCode]:
+    return sorted(codes, key=_FACE_ORDER)
 
 
-_SORT_BY_CODE: dict[str, int] = {
-    CODE_OF[side][card]: SORT_OF[side][card] for side in (0, 1) for card in range(len(FACES[0]))
+# A face code's place in the sorted order of ruling 13, the code itself
+# breaking ties between equal sort keys (there are none across one side).
+_SORT_BY_CODE: Final[dict[FaceCode, tuple[int, FaceCode]]] = {
+    CODE_OF[side][card]: (SORT_OF[side][card], CODE_OF[side][card])
+    for side in (0, 1)
+    for card in DECK
 }
+_FACE_ORDER: Final = _SORT_BY_CODE.__getitem__
+# The same order as numbers: ``_BY_RANK[side][_RANK[side][card]]`` is the card's
+# face code, and sorting the ranks sorts the faces (equal faces, equal ranks).
+_BY_RANK: Final[tuple[tuple[FaceCode, ...], ...]] = tuple(
+    tuple(sorted(set(CODE_OF[side]), key=_FACE_ORDER)) for side in (0, 1)
+)
+_RANK: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(_BY_RANK[side].index(CODE_OF[side][card]) for card in DECK) for side in (0, 1)
+)
 
 
-_DIRECTIONS = {1: "clockwise", -1: "counterclockwise"}
+_DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
 
 
-def _direction(s: GameState) -> str:
-    return _DIRECTIONS[s.direction]
-
-
-def _pending(s: GameState) -> dict[str, Any] | None:
+def _pending(s: GameState) -> PendingView | None:
     if s.pending is None or s.over:
         return None
     return {"type": s.pending, "seat": s.current}
 
 
-def result_view(result: dict[str, Any]) -> dict[str, Any]:
+def result_view(result: RoundResult) -> RoundResultView:
     """A round's result as everyone sees it: leftover cards valued on the scored side."""
     side = result["side"]
+    codes = CODE_OF[side]
+    points = POINTS_OF[side]
     return {
         "round": result["round"],
         "winner": result["winner"],
@@ -86,9 +139,7 @@ def result_view(result: dict[str, Any]) -> dict[str, Any]:
         "hands": [
             {
                 "seat": hand["seat"],
-                "cards": [
-                    {"face": CODE_OF[side][c], "points": POINTS_OF[side][c]} for c in hand["cards"]
-                ],
+                "cards": [{"face": codes[c], "points": points[c]} for c in hand["cards"]],
                 "points": hand["points"],
             }
             for hand in result["hands"]
@@ -96,9 +147,10 @@ def result_view(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _public(s: GameState) -> View:
+def watcher_view(s: GameState) -> WatcherView:
+    """What anyone watching the table may see: public facts only."""
     side = s.side
-    top = s.discard[-1] if s.discard else None
+    codes = CODE_OF[side]
     return {
         "seats": s.seats,
         "options": s.options.to_dict(),
@@ -106,34 +158,33 @@ def _public(s: GameState) -> View:
         "dealer": s.dealer,
         "side": SIDES[side],
         "color": None if s.color < 0 else COLORS[s.color],
-        "direction": _direction(s),
+        "direction": _DIRECTIONS[s.direction],
         "to_act": None if s.over else s.current,
         "turn": s.turn,
         "pending": _pending(s),
-        "top": None if top is None else CODE_OF[side][top],
-        "discard_pile": [CODE_OF[side][c] for c in s.discard],
+        "top": codes[s.discard[-1]] if s.discard else None,
+        "discard_pile": [codes[c] for c in s.discard],
         "draw_pile": {"count": len(s.draw)},
         "scores": s.scores[:],
         "rounds": [result_view(r) for r in s.results],
         "over": s.over,
         "winner": s.winner,
         "ranking": list(s.ranking),
+        "seat": None,
+        "players": [
+            {"seat": SEATS[i], "count": len(s.hands[i]), "in_game": s.active[i]}
+            for i in range(s.seats)
+        ],
+        "hand": [],
+        "legal_actions": [],
     }
 
 
-def watcher_view(s: GameState) -> View:
-    """What anyone watching the table may see: public facts only."""
-    view = _public(s)
-    view["seat"] = None
-    view["players"] = [
-        {"seat": i, "count": len(s.hands[i]), "in_game": s.active[i]} for i in range(s.seats)
-    ]
-    view["hand"] = []
-    view["legal_actions"] = []
-    return view
-
-
-def view(s: GameState, seat: int | None) -> View:
+@overload
+def view(s: GameState, seat: int) -> SeatView: ...
+@overload
+def view(s: GameState, seat: None) -> WatcherView: ...
+def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
     """What ``seat`` may see (``seat=None``: a watcher).
 
     >>> from flip import Options, new_game
@@ -145,34 +196,82 @@ def view(s: GameState, seat: int | None) -> View:
         return watcher_view(s)
     if not 0 <= seat < s.seats:
         raise ValueError(f"no seat {seat} at a table of {s.seats}")
+    me = SEATS[seat]
     side = s.side
     other = side ^ 1
-    out = _public(s)
-    out["seat"] = seat
-    out["draw_pile"]["top"] = CODE_OF[other][s.draw[-1]] if s.draw else None
-    players = []
-    for i in range(s.seats):
-        entry: dict[str, Any] = {"seat": i, "count": len(s.hands[i]), "in_game": s.active[i]}
-        if i != seat:
-            entry["faces"] = _face_sort([CODE_OF[other][c] for c in s.hands[i]], other)
-        players.append(entry)
-    out["players"] = players
-    own = s.hands[seat]
-    names = {card: handle(s, card) for card in own}
-    reasons = dict(zip(own, hand_refusals(s, seat), strict=True))
-    hand = []
-    for card in sorted(own, key=lambda c: (SORT_OF[side][c], names[c])):
-        reason = reasons[card]
-        entry = {"card": names[card], "face": CODE_OF[side][card], "playable": reason is None}
-        if reason is not None:
-            entry["refusal"] = reason
-        hand.append(entry)
-    out["hand"] = hand
-    out["legal_actions"] = _legal_view(s, seat, names)
-    return out
+    codes = CODE_OF[side]
+    other_codes = CODE_OF[other]
+    hands = s.hands
+    active = s.active
+    memo = s.faces_memo
+    if memo is None or memo[0] != s.round:
+        memo = s.faces_memo = (s.round, {})
+    shown = memo[1]
+    players: list[PlayerView] = []
+    for i in range(s.options.seats):
+        held = hands[i]
+        if i == seat:
+            players.append({"seat": SEATS[i], "count": len(held), "in_game": active[i]})
+            continue
+        # Most hands have not changed since the last view: sort each only once.
+        key = (other, *held)
+        faces = shown.get(key)
+        if faces is None:
+            faces = shown[key] = _sorted_faces(held, other)
+        players.append(
+            {"seat": SEATS[i], "count": len(held), "in_game": active[i], "faces": list(faces)}
+        )
+    own = hands[seat]
+    known = _known_handles(s)
+    names: dict[Card, Handle] = {}
+    reasons = hand_refusals(s, seat)  # in the order of own
+    order = SORT_OF[side]
+    decorated: list[tuple[int, Handle, Card, RefusalCode | None]] = []
+    for i, c in enumerate(own):
+        name = known.get(c)
+        if name is None:
+            name = handle(s, c)
+        names[c] = name
+        decorated.append((order[c], name, c, reasons[i]))
+    decorated.sort()
+    hand: list[HandCardView] = []
+    # Sorted by face, equal faces by handle (never by card number: ruling 10).
+    for _, name, card, reason in decorated:
+        if reason is None:
+            hand.append({"card": name, "face": codes[card], "playable": True})
+        else:
+            hand.append({"card": name, "face": codes[card], "playable": False, "refusal": reason})
+    discard = s.discard
+    draw = s.draw
+    over = s.over
+    pending = s.pending
+    return {
+        "seats": s.options.seats,
+        "options": s.options.to_dict(),
+        "round": s.round,
+        "dealer": s.dealer,
+        "side": SIDES[side],
+        "color": None if s.color < 0 else COLORS[s.color],
+        "direction": _DIRECTIONS[s.direction],
+        "to_act": None if over else s.current,
+        "turn": s.turn,
+        "pending": None if pending is None or over else {"type": pending, "seat": s.current},
+        "top": codes[discard[-1]] if discard else None,
+        "discard_pile": [codes[c] for c in discard],
+        "draw_pile": {"count": len(draw), "top": other_codes[draw[-1]] if draw else None},
+        "scores": s.scores[:],
+        "rounds": [result_view(r) for r in s.results] if s.results else [],
+        "over": s.over,
+        "winner": s.winner,
+        "ranking": list(s.ranking),
+        "seat": me,
+        "players": players,
+        "hand": hand,
+        "legal_actions": _legal_view(s, seat, names),
+    }
 
 
-def flip_memory(s: GameState, seat: int) -> View | None:
+def flip_memory(s: GameState, seat: int) -> FlipMemory | None:
     """What ``seat`` saw the moment the table last turned over this round.
 
     The faces shown just before the table turned (the Flip already on the
@@ -193,7 +292,7 @@ def flip_memory(s: GameState, seat: int) -> View | None:
         return None
     old = last["side"]
     new = old ^ 1
-    hands: list[list[int]] = last["hands"]
+    hands = last["hands"]
     pile = None
     if s.shuffles == last["shuffles"]:
         # The pile was reversed by the flip and has only grown on top since.
@@ -201,9 +300,9 @@ def flip_memory(s: GameState, seat: int) -> View | None:
     return {
         "round": s.round,
         "side": SIDES[old],
-        "hand": _face_sort([CODE_OF[old][c] for c in hands[seat]], old),
+        "hand": _face_sort([CODE_OF[old][c] for c in hands[seat]]),
         "players": [
-            {"seat": i, "faces": _face_sort([CODE_OF[new][c] for c in hand], new)}
+            {"seat": SEATS[i], "faces": _face_sort([CODE_OF[new][c] for c in hand])}
             for i, hand in enumerate(hands)
             if i != seat
         ],
@@ -211,46 +310,60 @@ def flip_memory(s: GameState, seat: int) -> View | None:
     }
 
 
-def _legal_view(s: GameState, seat: int, names: dict[int, str]) -> list[dict[str, Any]]:
-    grouped: dict[tuple[str, int], dict[str, Any]] = {}
+def _legal_view(s: GameState, seat: int, names: dict[Card, Handle]) -> list[LegalActionView]:
+    """The legal actions, one entry per (type, card), a Wild's colours listed in it.
+
+    ``legal_actions`` lists a card's (or a colour choice's) actions one after
+    another, so grouping is a look at the entry before.
+    """
+    out: list[LegalActionView] = []
+    last: tuple[str, int] | None = None
     for action in legal_actions(s, seat):
-        key = (action.type, action.card)
-        entry = grouped.get(key)
-        if entry is None:
-            entry = {"type": action.type}
-            if action.type == PLAY:
-                entry["card"] = names[action.card]
-            grouped[key] = entry
-        if action.color >= 0 and (action.type == CHOOSE_COLOR or action.type == PLAY):
-            entry.setdefault("colors", []).append(COLORS[action.color])
-    return list(grouped.values())
+        kind = action.type
+        key = (kind, action.card)
+        if key != last:
+            last = key
+            out.append(
+                {"type": kind, "card": names[action.card]} if kind == PLAY else {"type": kind}
+            )
+        if action.color >= 0:  # a Wild's play or a colour choice
+            out[-1].setdefault("colors", []).append(COLORS[action.color])
+    return out
 
 
-def event_view(event: Event, seat: int | None) -> Event | None:
+def event_view(event: Event, seat: int | None) -> SeenEvent | None:  # noqa: PLR0911 (by type)
     """``event`` as ``seat`` (None: a watcher) may see it, or None when it shows nothing.
 
     A drawn card shows its active face to the player who drew it, its
     inactive face (as in the hand) to the other seats, and only a count to a
     watcher. Shuffle orders never leave the engine.
+
+    >>> from flip import Card, Seat
+    >>> drew: Event = {
+    ...     "type": "draw", "seat": Seat(0), "cards": [Card(5)], "side": 0, "reason": "draw"
+    ... }
+    >>> event_view(drew, 0)["faces"], event_view(drew, 1)["faces"]
+    (['flame-3'], ['wild-draw-color'])
+    >>> event_view(drew, None)
+    {'type': 'draw', 'seat': 0, 'reason': 'draw', 'count': 1}
     """
-    kind = event["type"]
-    if kind == "shuffle":
+    if event["type"] == "shuffle":
         if event["reason"] == "reshuffle":
             return {"type": "reshuffle", "count": len(event["order"])}
         return None
-    if kind in ("starter", "starter_returned"):
-        return {"type": kind, "face": CODE_OF[0][event["card"]]}
-    if kind == "play":
-        out = {
+    if event["type"] == "starter" or event["type"] == "starter_returned":
+        return {"type": event["type"], "face": CODE_OF[0][event["card"]]}
+    if event["type"] == "play":
+        played: PlaySeen = {
             "type": "play",
             "seat": event["seat"],
             "face": CODE_OF[event["side"]][event["card"]],
         }
         if "color" in event:
-            out["color"] = event["color"]
-        return out
-    if kind == "draw":
-        out = {
+            played["color"] = event["color"]
+        return played
+    if event["type"] == "draw":
+        drawn: DrawSeen = {
             "type": "draw",
             "seat": event["seat"],
             "reason": event["reason"],
@@ -258,21 +371,21 @@ def event_view(event: Event, seat: int | None) -> Event | None:
         }
         if seat is not None:
             side = event["side"] if seat == event["seat"] else event["side"] ^ 1
-            out["faces"] = [CODE_OF[side][c] for c in event["cards"]]
-        return out
-    if kind == "round_end":
+            drawn["faces"] = [CODE_OF[side][c] for c in event["cards"]]
+        return drawn
+    if event["type"] == "round_end":
         return {"type": "round_end", "result": result_view(event["result"])}
-    if kind == "flip":
+    if event["type"] == "flip":
         return {"type": "flip", "side": SIDES[event["side"]]}
-    if kind == "reverse":
+    if event["type"] == "reverse":
         return {"type": "reverse", "direction": _DIRECTIONS[event["direction"]]}
     # The rest is public as it stands: round_start, choose_color, pass,
-    # turn_lost, reverse, leave, game_over.
-    return dict(event)
+    # turn_lost, leave, game_over.
+    return event.copy()
 
 
-def events_view(events: list[Event], seat: int | None) -> list[Event]:
-    out = []
+def events_view(events: Iterable[Event], seat: int | None) -> list[SeenEvent]:
+    out: list[SeenEvent] = []
     for event in events:
         seen = event_view(event, seat)
         if seen is not None:

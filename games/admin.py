@@ -14,7 +14,7 @@ admin shows what a watcher may see (``flip.watcher_view`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
@@ -53,12 +53,12 @@ def _public_events(move: Move) -> str:
     return format_html_join("", "<div>{}</div>", ((_event_text(event),) for event in events))
 
 
-def _event_text(event: dict[str, Any]) -> str:
+def _event_text(event: Mapping[str, object]) -> str:
     details = ", ".join(f"{key}: {value}" for key, value in event.items() if key != "type")
     return f"{event['type']} ({details})" if details else str(event["type"])
 
 
-def _watcher_view(table: Table) -> dict[str, Any] | None:
+def _watcher_view(table: Table) -> flip.SeatView | flip.WatcherView | None:
     return selectors.table_view(table, None)
 
 
@@ -89,7 +89,7 @@ class SeatInline(ReadOnlyInline):
 
     # Django makes the inlines anew for each request: the table's watcher view is
     # read once per page here, not once per seat row.
-    _players: list[dict[str, Any]] | None = None
+    _players: list[flip.PlayerView] | None = None
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
         view = None if obj is None else _watcher_view(obj)

@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
 from flip.cards import SYMBOLS
+from flip.positions import Position
 
 from .errors import Conflict, Forbidden, NotFound
 from .models import Seat, Table
@@ -68,7 +69,7 @@ def seat_to_act(table: Table) -> Seat | None:
     return seat
 
 
-def table_view(table: Table, seat: int | None) -> dict[str, Any] | None:
+def table_view(table: Table, seat: int | None) -> flip.SeatView | flip.WatcherView | None:
     """flip's view of the game for ``seat`` (None: watcher); None before the start."""
     state = table_state(table)
     if state is None:
@@ -94,7 +95,7 @@ def table_log(table: Table, seat: int | None, *, after: int = 0) -> list[dict[st
     return out
 
 
-def table_record(table: Table) -> dict[str, Any]:
+def table_record(table: Table) -> flip.GameRecord:
     """The full game record, published only once the game is over."""
     state = table_state(table)
     if table.status != Table.Status.FINISHED or state is None:
@@ -103,7 +104,7 @@ def table_record(table: Table) -> dict[str, Any]:
     start = moves[0]
     recorder = flip.Recorder(state.options, state.seed, start.payload["events"])
     for move in moves[1:]:
-        if move.seat is None or move.action not in flip.engine.ACTION_TYPES:
+        if move.seat is None or move.action not in flip.ACTION_TYPES:
             continue  # moderation entries (abort, bot replacement) change no rule state
         recorder.add(
             move.seat,
@@ -250,7 +251,7 @@ def final_ranking(table_id: int) -> tuple[list[dict[str, Any]], int]:
     return ranking, len(view["rounds"])
 
 
-def events_seen_by(events: list[flip.Event], seat: int | None) -> list[dict[str, Any]]:
+def events_seen_by(events: list[flip.Event], seat: int | None) -> list[flip.SeenEvent]:
     """What a service call caused (``MoveResult.events``), as ``seat`` may see it."""
     return flip.events_view(events, seat)
 
@@ -477,13 +478,13 @@ def web_viewer_seat(table: Table, user: User) -> int | None:
     return viewer_seat(table, user)
 
 
-def table_replay(table: Table) -> list[dict[str, Any]]:
-    """Every open position of a finished game, from its record (``flip.replay``).
+def table_replay(table: Table) -> list[Position]:
+    """Every open position of a finished game, from its record (``flip.positions``).
 
     The record is published once the game is over, so every hand is shown
     face up. Raises ``Conflict`` (``game_not_over``) before that.
     """
-    from flip.replay import open_positions
+    from flip.positions import open_positions
 
     return list(open_positions(table_record(table)))
 

@@ -9,6 +9,7 @@ The e-mail each one causes is written in the same transaction as what it did.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 
 from django.db import IntegrityError, transaction
 
@@ -23,7 +24,7 @@ logger = logging.getLogger(__name__)
 Kind = OutboxMessage.Kind
 
 
-def describe_timeout(events: list[dict[str, object]], seat: int) -> list[str]:
+def describe_timeout(events: Sequence[Mapping[str, object]], seat: int) -> list[str]:
     """What the table did for ``seat``, in words, from the events as that seat sees them."""
     lines: list[str] = []
     for event in events:

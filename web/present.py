@@ -10,7 +10,7 @@ nothing about what may be played.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -201,7 +201,7 @@ def moves(log: list[Context], names: Names) -> list[Context]:
     return out
 
 
-def _round_rows(game: Context, names: Names) -> list[Context]:
+def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
     rows = []
     for result in game["rounds"]:
         hands = []
@@ -234,7 +234,7 @@ def _round_rows(game: Context, names: Names) -> list[Context]:
     return rows
 
 
-def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
+def game(view: Mapping[str, Any], seats: list[Context], log: list[Context]) -> Context:
     """The template context of a running or finished game, from a view and the log."""
     g = view
     viewer = g["seat"]
@@ -311,7 +311,7 @@ def game(view: Context, seats: list[Context], log: list[Context]) -> Context:
     }
 
 
-def replay_step(position: Context, seats: list[Context], total: int) -> Context:
+def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -> Context:
     """The template context of one replay position (every hand face up)."""
     names = Names(seats, None, open_faces=True)
     by_number = {seat["number"]: seat for seat in seats}

@@ -10,6 +10,7 @@ actions in the API's request shape. All its randomness comes from its own
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any, Final
 
 from ..cards import (
@@ -25,7 +26,7 @@ from ..cards import (
 )
 from ..history import History
 
-View = dict[str, Any]
+View = Mapping[str, Any]
 Request = dict[str, Any]
 
 #: Every face code of both sides, parsed once.

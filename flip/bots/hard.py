@@ -37,14 +37,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
 from ..cards import (
     CARDS_BY_FACE,
     CODE_OF,
     COLORS,
-    DECK_SIZE,
+    DECK,
     FACES,
+    NO_CARD,
     NO_COLOR,
     SIDE_COLORS,
 )
@@ -62,6 +63,7 @@ from ..history import History
 from ..requests import parse_request
 from ..sampling import Placement, rebuild
 from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
+from ..types import Card
 from ..views import handle
 from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
 from .normal import Context, NormalBot, play_score
@@ -82,7 +84,7 @@ OVERHEAD: Final = 8
 PRIOR: Final = 0.02
 
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
-_PLAY: Final = tuple(Action(PLAY, c) for c in range(DECK_SIZE))
+_PLAY: Final = tuple(Action(PLAY, c) for c in DECK)
 _DRAW: Final = Action(DRAW)
 _PASS: Final = Action(PASS)
 
@@ -168,7 +170,7 @@ POLICY: Policy = normal_policy
 # Determinisation: a full state consistent with one seat's view
 
 
-def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
+def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[Card]:
     """One physical card per slot, each from its candidates, no card twice."""
     owner: dict[int, int] = {}
     got = [-1] * len(slots)
@@ -197,7 +199,7 @@ def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
             got[i] = c
         elif not augment(i, set()):
             raise ValueError("the view is not consistent with the pairing table")
-    return got
+    return cast(list[Card], got)  # every entry was taken from a slot of cards
 
 
 def _narrow(slot: tuple[int, ...], faces: set[str] | frozenset[str], side: int) -> tuple[int, ...]:
@@ -307,7 +309,7 @@ class Sampler:
                 slots[d0 + k] = _narrow(slots[d0 + k], {code}, then)
         return slots
 
-    def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, int]]:
+    def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, Card]]:
         """A full state consistent with the view, and the card behind each own handle."""
         try:
             got = _assign(self.slots, rng)
@@ -317,10 +319,10 @@ class Sampler:
             self.slots = self.plain  # the memory admits no assignment: forget it
             got = _assign(self.slots, rng)
         used = set(got)
-        rest = [c for c in range(DECK_SIZE) if c not in used]
+        rest = [c for c in DECK if c not in used]
         rng.shuffle(rest)
         start, end = self.hand_slots
-        hands: list[list[int]] = [[] for _ in range(self.seats)]
+        hands: list[list[Card]] = [[] for _ in range(self.seats)]
         hands[self.me] = got[start:end]
         for seat, a, b in self.other_slots:
             hands[seat] = got[a:b]
@@ -334,7 +336,7 @@ class Sampler:
             discard=got[d0:d1],
             draw=draw,
             left_points=self.left_points(),
-            drawn=-1 if self.drawn_handle is None else cards[self.drawn_handle],
+            drawn=NO_CARD if self.drawn_handle is None else cards[self.drawn_handle],
         )
         # The sampler builds the placement from the view, so it needs no check.
         state = rebuild(self.view, placement, seed=seed, validate=False)
@@ -432,7 +434,7 @@ def _same(a: Request, b: Request, view: View) -> bool:
     return faces.get(a.get("card", "")) == faces.get(b.get("card", ""))
 
 
-def _to_action(req: Request, sample: GameState, me: int, cards: dict[str, int]) -> Action:
+def _to_action(req: Request, sample: GameState, me: int, cards: dict[str, Card]) -> Action:
     """``req`` (a request naming a card by the real view's handle) on ``sample``."""
     card = req.get("card")
     if card is not None:

@@ -156,6 +156,11 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {
         "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
     },
+    # One name for each choice set that flip's types and the tables' fields share.
+    "ENUM_NAME_OVERRIDES": {
+        "ColorEnum": ["red", "yellow", "green", "blue", "magenta", "cyan", "orange", "purple"],
+        "ScoringEnum": "games.models.Table.Scoring",
+    },
 }
 
 # --- e-mail ---------------------------------------------------------------

@@ -35,6 +35,7 @@ from .fields import (
     StrictIntegerField,
 )
 from .idempotency import idempotent
+from .typed import GameViewSerializer
 
 TAG = ["tables"]
 
@@ -101,44 +102,6 @@ class TableOutputSerializer(serializers.Serializer[Any]):
         return table.seat_count - len(_seat_rows(table))
 
 
-# Drawn from flip.view for the schema only: the API serves flip's dict as it is.
-class GameViewSchema(serializers.Serializer[Any]):
-    seat = serializers.IntegerField(allow_null=True, help_text="Your seat; null for a watcher.")
-    seats = serializers.IntegerField()
-    round = serializers.IntegerField()
-    dealer = serializers.IntegerField()
-    side = serializers.ChoiceField(choices=["light", "dark"])
-    color = serializers.CharField(allow_null=True)
-    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"])
-    to_act = serializers.IntegerField(allow_null=True)
-    turn = serializers.IntegerField()
-    pending = serializers.DictField(allow_null=True)
-    top = serializers.CharField(allow_null=True)
-    discard_pile = serializers.ListField(child=serializers.CharField())
-    draw_pile = serializers.DictField(
-        help_text='{"count": n}; for a seat also "top", the top card\'s other face.'
-    )
-    scores = serializers.ListField(child=serializers.IntegerField())
-    rounds = serializers.ListField(child=serializers.DictField())
-    over = serializers.BooleanField()
-    winner = serializers.IntegerField(allow_null=True)
-    ranking = serializers.ListField(child=serializers.DictField())
-    players = serializers.ListField(
-        child=serializers.DictField(),
-        help_text='{"seat", "count", "in_game"} and, for the other seats, their visible '
-        '"faces", sorted.',
-    )
-    hand = serializers.ListField(
-        child=serializers.DictField(),
-        help_text='Your cards: {"card": handle, "face", "playable", "refusal"?}. '
-        "Empty for a watcher.",
-    )
-    legal_actions = serializers.ListField(
-        child=serializers.DictField(),
-        help_text='What you may send now: {"type", "card"?, "colors"?}.',
-    )
-
-
 class ViewOutputSerializer(serializers.Serializer[Any]):
     table = serializers.IntegerField()
     seq = serializers.IntegerField(help_text="The table's sequence number; also the ETag.")
@@ -146,7 +109,11 @@ class ViewOutputSerializer(serializers.Serializer[Any]):
     seats = SeatOutputSerializer(many=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
     turn_started_at = serializers.DateTimeField(allow_null=True)
-    game = GameViewSchema(allow_null=True, help_text="Null while the table is in the lobby.")
+    # Generated from flip.SeatView and flip.WatcherView: the API serves flip's dict as it is.
+    game = GameViewSerializer(
+        allow_null=True,
+        help_text="Your seat's view, or the watcher view (seat null); null in the lobby.",
+    )
 
 
 class MoveOutputSerializer(serializers.Serializer[Any]):

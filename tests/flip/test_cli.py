@@ -69,3 +69,15 @@ def test_cli_bench_prints_one_json_line() -> None:
         assert isinstance(figures[key], int | float)
         assert figures[key] > 0
     assert figures["players"] == 4
+
+
+def test_cli_bench_with_a_view_at_every_step_and_a_fixed_number_of_actions() -> None:
+    done = _run("bench", "--players", "3", "--view", "--actions", "500")
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)
+    assert figures["mode"] == "view"
+    assert figures["engine"] == "flip"
+    assert figures["actions"] >= 500  # whole games: at least that many
+    engine = json.loads(_run("bench", "--players", "3", "--actions", "500").stdout)
+    assert engine["mode"] == "engine"
+    assert engine["actions"] == figures["actions"]  # the same seeded games either way

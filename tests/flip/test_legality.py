@@ -131,3 +131,39 @@ def test_flip_exports_what_the_bots_need() -> None:
     assert preferred_color(bare, []) == 0  # an empty hand: the side's first colour
     assert COLOR_OF[0][hand[3]] == NO_COLOR
     assert all(0 <= c < DECK_SIZE for c in hand)
+
+
+def test_a_turn_a_colour_to_choose_comes_before_any_card_is_looked_at() -> None:
+    state = position([["moon-1"], ["star-1"]], ["dark-wild"], side=1, pending="choose_color")
+    state.color = -1
+    for number in (state.hands[0][0], state.hands[1][0], 200):
+        with pytest.raises(RuleError) as info:
+            check(state, 0, Action(PLAY, number))
+        assert info.value.code == "color_must_be_chosen_first"
+
+
+def _playable_as_written(side: int, in_play: int, top: int, hand: list[int]) -> list[int]:
+    """The rule of section "A turn" read straight off the faces, card by card."""
+    from flip.cards import FACES
+
+    top_face = FACES[side][top]
+    holds_color = any(FACES[side][c].color == in_play for c in hand if not FACES[side][c].is_wild)
+    plain, restricted = [], []
+    for c in hand:
+        face = FACES[side][c]
+        if face.is_wild:
+            (restricted if face.restricted else plain).append(c)
+        elif face.color == in_play or face.match_key == top_face.match_key:
+            plain.append(c)
+    return plain + ([] if holds_color else restricted)
+
+
+def test_a_turn_the_tabulated_rule_agrees_with_the_rule_as_written() -> None:
+    rng = random.Random(13)
+    for _ in range(3000):
+        side = rng.randrange(2)
+        cards = rng.sample(range(DECK_SIZE), rng.randrange(1, 14))
+        top, hand = cards[0], cards[1:]
+        in_play = rng.randrange(-1, 8)  # any colour, none, even the other side's (a scene)
+        state = GameState(Options(), "rule", side=side, discard=[top], color=in_play)
+        assert playable_cards(state, hand) == _playable_as_written(side, in_play, top, hand)

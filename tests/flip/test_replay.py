@@ -1,4 +1,4 @@
-"""flip.replay: a finished game laid open, position by position, from its record."""
+"""flip.positions: a finished game laid open, position by position, from its record."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from flip import Options, Recorder, apply, legal_actions, new_game, replay
 from flip.cards import CODE_OF, sorted_hand
-from flip.replay import open_positions
+from flip.positions import open_positions
 from flip.state import GameState
 
 

@@ -9,29 +9,76 @@ replay steps through these positions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Final, NotRequired, TypedDict, cast
 
 from .cards import CODE_OF, COLORS, SIDES, sorted_hand
-from .engine import Action, Event, apply, new_game
+from .engine import Action, apply, new_game
 from .record import FORMAT, VERSION
 from .state import GameState, Options
+from .types import (
+    ActionType,
+    ColorName,
+    DirectionName,
+    DrawPileView,
+    Event,
+    FaceCode,
+    GameRecord,
+    Pending,
+    RankingEntry,
+    RoundResultView,
+    Seat,
+    SeenEvent,
+    SideName,
+    Source,
+)
 from .views import event_view, result_view
 
-Position = dict[str, Any]
 
-_DIRECTIONS = {1: "clockwise", -1: "counterclockwise"}
+class TakenAction(TypedDict):
+    """A recorded action as the replay shows it: its card by face."""
+
+    seat: Seat
+    source: Source
+    type: ActionType
+    face: NotRequired[FaceCode]
+    color: NotRequired[ColorName]
 
 
-def _open_event(event: Event) -> Event | None:
+class Position(TypedDict):
+    """The table after a step of a finished game, every hand face up."""
+
+    step: int
+    round: int
+    dealer: Seat
+    side: SideName
+    color: ColorName | None
+    direction: DirectionName
+    to_act: Seat | None
+    pending: Pending | None
+    hands: list[list[FaceCode]]
+    in_game: list[bool]
+    discard_pile: list[FaceCode]
+    draw_pile: DrawPileView
+    scores: list[int]
+    rounds: list[RoundResultView]
+    action: TakenAction | None
+    events: list[SeenEvent]
+    over: bool
+    winner: Seat | None
+    ranking: list[RankingEntry]
+
+
+_DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
+
+
+def _open_event(event: Event) -> SeenEvent | None:
     """``event`` with every card it names shown: a draw by the face its drawer saw."""
     seat = event.get("seat")
     return event_view(event, seat if isinstance(seat, int) else 0)
 
 
-def _position(
-    s: GameState, step: int, action: dict[str, Any] | None, events: list[Event]
-) -> Position:
+def _position(s: GameState, step: int, action: TakenAction | None, events: list[Event]) -> Position:
     side = s.side
     codes = CODE_OF[side]
     opened = [seen for e in events if (seen := _open_event(e)) is not None]
@@ -61,7 +108,7 @@ def _position(
     }
 
 
-def open_positions(record: dict[str, Any]) -> Iterator[Position]:
+def open_positions(data: Mapping[str, object]) -> Iterator[Position]:
     """Yield the position after the deal (step 0), then after each recorded action.
 
     Each position holds every hand's faces on the side in play, sorted; the
@@ -75,15 +122,15 @@ def open_positions(record: dict[str, Any]) -> Iterator[Position]:
     >>> [p["step"] for p in open_positions(Recorder(state.options, state.seed, events).to_dict())]
     [0]
     """
-    if record.get("format") != FORMAT or record.get("version") != VERSION:
+    if data.get("format") != FORMAT or data.get("version") != VERSION:
         raise ValueError("not a Wild Cards Flip game record of a known version")
+    record = cast(GameRecord, data)  # its format and version say so
     orders = iter([list(s["order"]) for s in record["shuffles"]])
     state, events = new_game(Options.from_dict(record["options"]), record["seed"], shuffles=orders)
     yield _position(state, 0, None, events)
     for step, entry in enumerate(record["actions"], start=1):
         action = Action.from_dict(entry)
-        taken: dict[str, Any] = {"seat": entry["seat"], "source": entry["source"]}
-        taken["type"] = action.type
+        taken: TakenAction = {"seat": entry["seat"], "source": entry["source"], "type": action.type}
         if action.card >= 0:
             taken["face"] = CODE_OF[state.side][action.card]
         if "color" in entry:
