@@ -9,7 +9,8 @@ The narrow interface the service uses:
   ``playable_cards(state, hand)``; ``can_draw`` and ``preferred_color`` (the
   colour of PRODUCT.md ruling 4) for the bots;
 - ``view(state, seat)`` / ``watcher_view(state)`` and ``events_view``, the
-  only way facts leave the engine;
+  only way facts leave the engine; ``flip_memory`` and ``public_history``,
+  what a seat saw earlier in the round, for its own bot only;
 - ``timeout_action(state)``, the plain move of PRODUCT.md ruling 4;
 - ``parse_request(state, seat, data)``, the one way a client's request
   (``{"type", "card", "color"}``) becomes an ``Action``;
@@ -39,6 +40,7 @@ from .engine import (
     timeout_action,
 )
 from .errors import MESSAGES, REQUEST_MESSAGES, RuleError
+from .history import public_history
 from .record import Recorder, replay
 from .requests import REQUEST_FIELDS, parse_request
 from .state import PENDING_COLOR, PENDING_DRAWN, SNAPSHOT_VERSION, GameState, Options
@@ -214,6 +216,7 @@ __all__ = [
     "parse_request",
     "playable_cards",
     "preferred_color",
+    "public_history",
     "refusal",
     "replay",
     "timeout_action",

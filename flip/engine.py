@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
+from . import history as hist
 from .cards import (
     CARDS_BY_FACE,
     COLOR_OF,
@@ -191,7 +192,6 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.drawn = NO_CARD
     s.passed = []
     s.hands = [[] for _ in range(s.seats)]
-    s.discard = []
     s.draw = shuffler.shuffle(s, list(DECK), "deal", events)
     first = _next(s, s.dealer)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
@@ -214,7 +214,8 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         events.append({"type": "starter_returned", "card": starter})
         s.draw.append(starter)
         s.draw = shuffler.shuffle(s, s.draw, "starter", events)
-    s.discard.append(starter)
+    s.discard = [starter]
+    s.history = [hist.entry(hist.STARTER, 0, starter)]  # the new round's public record
     events.append({"type": "starter", "card": starter})
     s.turn += 1
     s.color = COLOR_OF[LIGHT][starter]
@@ -577,6 +578,7 @@ def apply(
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
+        hist.note(s, hist.CHOOSE, who, 0, action.color)
         events.append({"type": "choose_color", "seat": who, "color": COLORS[action.color]})
     elif kind == PASS:
         _pass(s, who, shuffler, events)
@@ -594,6 +596,7 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
         rest = s.discard
         s.discard = [top]
         s.draw = shuffler.shuffle(s, rest, "reshuffle", events)
+        hist.note(s, hist.RESHUFFLE)
     return s.draw.pop()
 
 
@@ -616,6 +619,7 @@ def _draw_cards(
             break  # the piles are exhausted: a short draw
         hand.append(card)
         drawn.append(card)
+        hist.note(s, hist.PENALTY, seat, card)
         if count is None and colors[card] == until:
             break
     if drawn and s.passed:
@@ -640,6 +644,7 @@ def _play(
     if s.passed:
         s.passed = []
     own = COLOR_OF[side][card]
+    hist.note(s, hist.PLAY, seat, card, color)
     kind = KIND_OF[side][card]
     if own == NO_COLOR:
         s.color = color
@@ -716,6 +721,7 @@ def _flip(s: GameState, events: list[Event]) -> None:
 def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     card = _draw_one(s, shuffler, events)
     s.hands[seat].append(card)
+    hist.note(s, hist.DRAW, seat, card)
     if s.passed:
         s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
@@ -728,6 +734,7 @@ def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event
 
 def _pass(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     events.append({"type": "pass", "seat": seat})
+    hist.note(s, hist.PASS, seat)
     if seat not in s.passed:
         s.passed.append(seat)
     if _everyone_passed(s):
@@ -749,6 +756,9 @@ def _leave(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -
     s.hands[seat] = []
     s.active[seat] = False
     s.left_order.append(seat)
+    hist.note(s, hist.LEAVE, seat)
+    for card in hand:
+        hist.note(s, hist.LEFT, seat, card)
     if hand:
         # The hand went under the draw pile: there is something to draw again,
         # so earlier passes no longer make a blocked round (nothing to draw).

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, cast
 
 from .cards import NO_CARD
+from .history import decode, encode
 from .types import (
     Card,
     FaceCode,
@@ -45,8 +46,9 @@ PENDING_COLOR: Final[Pending] = "choose_color"  # a colour must be chosen before
 PENDING_DRAWN: Final[Pending] = "play_drawn"  # the card just drawn is playable and must be played
 
 #: The shape ``GameState.to_dict`` writes. Version 1 (no ``version`` key) is
-#: the shape before versions, with or without ``last_flip``.
-SNAPSHOT_VERSION: Final = 2
+#: the shape before versions, with or without ``last_flip``; version 3 adds
+#: the round's public record, ``history``.
+SNAPSHOT_VERSION: Final = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +119,11 @@ class GameState:
     #: round's first flip.
     last_flip: LastFlip | None = None
     actions: int = 0
+    #: The round's public record (``flip.history``): one integer per card
+    #: moved or choice made (three characters each in ``to_dict``), reset by
+    #: every deal; None when it was not kept from the round's start (an older
+    #: snapshot, a rebuilt sample).
+    history: list[int] | None = None
     scores: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
     left_order: list[Seat] = field(default_factory=list)
@@ -186,6 +193,7 @@ class GameState:
         c.flips = self.flips
         c.last_flip = self.last_flip  # replaced at every flip, never mutated
         c.actions = self.actions
+        c.history = None if self.history is None else self.history[:]
         c.scores = self.scores[:]
         c.left_points = self.left_points[:]
         c.left_order = self.left_order[:]
@@ -222,6 +230,7 @@ class GameState:
             "flips": self.flips,
             "last_flip": _copy_last_flip(self.last_flip),
             "actions": self.actions,
+            "history": None if self.history is None else encode(self.history),
             "scores": self.scores[:],
             "left_points": self.left_points[:],
             "left_order": self.left_order[:],
@@ -256,6 +265,7 @@ class GameState:
             flips=data["flips"],
             last_flip=_copy_last_flip(data["last_flip"]),
             actions=data["actions"],
+            history=None if data["history"] is None else decode(data["history"]),
             scores=list(data["scores"]),
             left_points=list(data["left_points"]),
             left_order=list(data["left_order"]),
@@ -286,9 +296,16 @@ def _upgrade_from_1(data: dict[str, object]) -> dict[str, object]:
     return {**data, "version": 2, "last_flip": data.get("last_flip")}
 
 
+def _upgrade_from_2(data: dict[str, object]) -> dict[str, object]:
+    # The round in progress was not recorded from its start: it has no public
+    # history (``flip.public_history`` gives None) until the next deal.
+    return {**data, "version": 3, "history": None}
+
+
 #: ``_UPGRADES[n]`` turns a snapshot of version ``n`` into version ``n + 1``.
 _UPGRADES: Final[dict[int, Upgrade]] = {
     1: _upgrade_from_1,
+    2: _upgrade_from_2,
 }
 
 

@@ -161,6 +161,7 @@ class Snapshot(TypedDict):
     flips: int
     last_flip: LastFlip | None
     actions: int
+    history: str | None
     scores: list[int]
     left_points: list[int | None]
     left_order: list[Seat]

@@ -290,8 +290,9 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
 def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult | None:
     """Let the bot whose turn it is make one action, in its own transaction.
 
-    The bot is given only its seat's view and what that seat saw when the
-    table last turned over (``flip.flip_memory``). Returns None when no bot
+    The bot is given only its seat's view, what that seat saw when the table
+    last turned over (``flip.flip_memory``) and what it saw happen this round
+    (``flip.public_history``). Returns None when no bot
     is to act (the game is over, or a human is to act) or, with ``seq``, when
     the table has moved on from that sequence number, so calling it again is
     harmless.
@@ -315,9 +316,14 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
             return None
         bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
         try:
-            # What the seat sees now and what it saw at the last flip: a person in
-            # the seat would remember that much (flip.flip_memory; never served).
-            choice = bot.choose(flip.view(state, seat.number), flip.flip_memory(state, seat.number))
+            # What the seat sees now, what it saw at the last flip and what it saw
+            # happen this round: a person in the seat would remember that much
+            # (flip.flip_memory, flip.public_history; never served).
+            choice = bot.choose(
+                flip.view(state, seat.number),
+                flip.flip_memory(state, seat.number),
+                flip.public_history(state, seat.number),
+            )
             action = action_from_request(state, seat.number, choice)
             flip.check(state, seat.number, action)
         except Exception:

@@ -22,7 +22,7 @@ determinisations are allowed to know (``--know``):
   narrowed to faces that did not match.
 
 ``--model`` says how the rollouts play the other seats: ``policy`` (Hard's
-rules-of-thumb rollout policy, close to Normal) or ``easy`` (uniformly random,
+rollout policy, Normal's rules of thumb) or ``easy`` (uniformly random,
 as Easy plays). The searcher itself always rolls out with Hard's policy.
 
     .venv/bin/python scripts/bot_ceiling.py --know view --opponents normal --games 400
@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flip.bots import make_bot  # noqa: E402
-from flip.bots.hard import Sampler, _candidates, _to_action, rollout_policy  # noqa: E402
+from flip.bots.hard import Sampler, _candidates, _to_action, normal_policy  # noqa: E402
 from flip.bots.tournament import to_action, wilson  # noqa: E402
 from flip.cards import CODE_OF, COLOR_OF, KEY_OF, NO_COLOR  # noqa: E402
 from flip.engine import DRAW, Action, apply, legal_actions, new_game  # noqa: E402
@@ -62,7 +62,7 @@ def easy_move(s: GameState, rng: random.Random) -> Action:
 def play_out(s: GameState, me: int, rng: random.Random, model: str) -> int:
     while not s.over:
         seat = s.current
-        move = easy_move(s, rng) if model == "easy" and seat != me else rollout_policy(s, rng)
+        move = easy_move(s, rng) if model == "easy" and seat != me else normal_policy(s, rng)
         apply(s, seat, move, inplace=True)
     return 1 if s.winner == me else 0
 
@@ -170,7 +170,7 @@ def choose(
         seed = rng.getrandbits(64)
         for i, req in enumerate(candidates):
             t = base.copy()
-            apply(t, me, _to_action(req, cards), inplace=True)
+            apply(t, me, _to_action(req, base, me, cards), inplace=True)
             wins[i] += play_out(t, me, random.Random(seed), model)
     best = max(range(len(candidates)), key=lambda i: wins[i])
     return to_action(s, me, candidates[best])

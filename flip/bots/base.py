@@ -24,6 +24,7 @@ from ..cards import (
     SIDES,
     Face,
 )
+from ..history import History
 
 View = Mapping[str, Any]
 Request = dict[str, Any]
@@ -49,12 +50,16 @@ class Bot:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         """One of ``view["legal_actions"]`` in the API's request shape.
 
         ``memory`` is ``flip.flip_memory(state, seat)``: what the seat saw
-        when the table last turned over, which a person in the seat would
-        remember. Only Hard uses it.
+        when the table last turned over; ``history`` is
+        ``flip.public_history(state, seat)``: what it saw happen this round.
+        A person in the seat would remember both. A bot plays without them,
+        only less well.
         """
         raise NotImplementedError
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from ..history import History
 from .base import Bot, Request, View, request
 
 
 class EasyBot(Bot):
     level = "easy"
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         legal = view["legal_actions"]
         if not legal:
             raise ValueError("the view has no legal action: it is not this seat's turn")

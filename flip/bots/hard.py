@@ -8,23 +8,25 @@ The bot reads everything its seat's view shows and the public pairing table:
 - the other hands' inactive faces: each narrows the card to the cards that
   carry that face, two for most faces and four for a Wild back;
 - the draw pile's top inactive face, and the discard pile's active faces;
-- with the seat's ``flip_memory``, what it saw when the table last turned
-  over: a card held across that flip showed one face then and the other now,
-  and few cards carry both, so most cards of the other hands, and the discard
-  pile's, narrow to one (see ``Sampler``).
+- with the seat's ``public_history``, everything it saw happen this round,
+  read by ``flip.bots.reading``: a hand that drew or passed held nothing
+  playable, a card played from a hand showed both its faces, a flip showed
+  every hand's other faces; most cards of the other hands narrow to one or two. Without a history,
+  ``flip_memory`` (what it saw at the last flip) narrows them less.
 
 For a decision with more than one option it samples *determinisations*:
 assignments of physical cards to every place (each card exactly once, each
 one carrying the face seen there; the unseen rest of the draw pile is
-shuffled) built from the view and the memory into a full ``GameState``.
+shuffled) turned into a full ``GameState`` by ``flip.sampling.rebuild``.
 Every candidate action is applied to every determinisation (common random
 numbers: the same sample and the same rollout generator for every candidate)
-and play goes on with the engine for ``DEPTH`` actions under a fast
-rules-of-thumb policy close to Normal's. Where a rollout stops it is scored:
-1 for a win, 0 for a loss, else an estimate of the bot's chance from how many
-cards everyone holds. The action with the highest mean is played; Normal's
-own choice gets a small head start, so the search only overrules it on
-evidence.
+and play goes on with the engine for ``DEPTH`` actions, every seat played as
+Normal plays (``normal_policy``: Normal's own scoring read from the state).
+Where a rollout stops it is scored: 1 for a win, 0 for a loss, else an
+estimate of the bot's chance from how many cards everyone holds. The action
+with the highest mean is played; Normal's own choice is always among the
+candidates searched and gets a small head start (``PRIOR``), a hedge for
+when the other seats do not play as Normal does.
 
 The budget is a number of simulated actions, not a clock, so the bot stays
 deterministic given its seed; it is calibrated so that one decision stays
@@ -34,27 +36,18 @@ under 50 ms on a 2-core machine: see docs/bots.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Final, cast
 
 from ..cards import (
     CARDS_BY_FACE,
     CODE_OF,
-    COLOR_OF,
     COLORS,
-    DARK,
     DECK,
-    DECK_SIZE,
-    DRAW_FIVE,
-    DRAW_ONE,
-    KIND_OF,
-    LIGHT,
+    FACES,
+    NO_CARD,
     NO_COLOR,
-    POINTS_OF,
-    RESTRICTED_OF,
     SIDE_COLORS,
-    SKIP,
-    SKIP_EVERYONE,
 )
 from ..engine import (
     CHOOSE_COLOR,
@@ -63,13 +56,18 @@ from ..engine import (
     PLAY,
     Action,
     apply,
-    next_seat,
+    can_draw,
     playable_cards,
 )
-from ..state import PENDING_COLOR, PENDING_DRAWN, GameState, Options
-from ..types import Card, Pending, Seat
-from .base import SIDE_BY_NAME, Bot, Request, View, only_choice, request
-from .normal import NormalBot
+from ..history import History
+from ..requests import parse_request
+from ..sampling import Placement, rebuild
+from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
+from ..types import Card
+from ..views import handle
+from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
+from .normal import Context, NormalBot, play_score
+from .reading import Reading, read
 
 #: Simulated actions per decision, summed over every rollout of every candidate.
 #: New determinisations are drawn until the budget is spent (a count, not a clock).
@@ -85,87 +83,49 @@ OVERHEAD: Final = 8
 #: The head start Normal's own choice gets, in units of mean result.
 PRIOR: Final = 0.02
 
-_ATTACK: Final = tuple(
-    tuple(KIND_OF[side][c] in (DRAW_ONE, DRAW_FIVE, SKIP) for c in range(DECK_SIZE))
-    for side in (LIGHT, DARK)
-)
-_SKIP_ALL: Final = tuple(
-    tuple(KIND_OF[side][c] == SKIP_EVERYONE for c in range(DECK_SIZE)) for side in (LIGHT, DARK)
-)
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
 _PLAY: Final = tuple(Action(PLAY, c) for c in DECK)
 _DRAW: Final = Action(DRAW)
 _PASS: Final = Action(PASS)
 
 
-def _most_color(side: int, hand: Iterable[int], skip: int = -1) -> int:
-    colors = COLOR_OF[side]
-    base = SIDE_COLORS[side][0]
-    counts = [0, 0, 0, 0]
-    for c in hand:
-        color = colors[c]
-        if color != NO_COLOR and c != skip:
-            counts[color - base] += 1
-    best = 0
-    for i in (1, 2, 3):
-        if counts[i] > counts[best]:
-            best = i
-    return base + best
+_NAMES: Final = tuple(tuple(COLORS[c] for c in sc) for sc in SIDE_COLORS)
 
 
-def rollout_policy(s: GameState, rng: random.Random) -> Action:
-    """A fast rules-of-thumb move for the seat to act, close to Normal's."""
+def normal_policy(s: GameState, rng: random.Random) -> Action:
+    """The move Normal would make for the seat to act, read from the state.
+
+    The same rules of thumb as ``NormalBot`` (``play_score``, ``best_color``)
+    over what that seat sees (its hand, hand sizes, the other hands' visible
+    faces), so Hard's rollouts expect every seat to play as Normal does.
+    """
     seat = s.current
     side = s.side
     hand = s.hands[seat]
-    colors = COLOR_OF[side]
+    faces = FACES[side]
+    names = _NAMES[side]
     if s.pending == PENDING_COLOR:
-        return _CHOOSE[side][_most_color(side, hand) - SIDE_COLORS[side][0]]
-    if s.pending == PENDING_DRAWN:
-        options = [s.drawn]
-    else:
-        options = playable_cards(s, hand)
-        if not options:
-            return _DRAW if (s.draw or len(s.discard) > 1) else _PASS
-    if len(options) == 1:
-        best = options[0]
-    else:
-        nxt = next_seat(s, seat)
-        next_count = len(s.hands[nxt])
-        min_opp = 99
-        for i, h in enumerate(s.hands):
-            if i != seat and s.active[i] and len(h) < min_opp:
-                min_opp = len(h)
-        danger = min_opp <= 2
-        threat = next_count == min_opp and next_count <= 4
-        weight = 1.0 if danger else 0.25
-        points = POINTS_OF[side]
-        attack = _ATTACK[side]
-        skip_all = _SKIP_ALL[side]
-        counts: dict[int, int] = {}
-        for c in hand:
-            counts[colors[c]] = counts.get(colors[c], 0) + 1
-        best = options[0]
-        best_score = -1e9
-        for c in options:
-            color = colors[c]
-            score = points[c] * weight + rng.random() * 0.5
-            if color == NO_COLOR:
-                if RESTRICTED_OF[side][c]:
-                    score += 35.0 if threat else -10.0
-                elif len(hand) > 2 and not danger:
-                    score -= 30.0
+        color = best_color(list(names), [faces[c] for c in hand], side, rng)
+        return _CHOOSE[side][names.index(color)]
+    options = [s.drawn] if s.pending == PENDING_DRAWN else playable_cards(s, hand)
+    if not options:
+        return _DRAW if can_draw(s) else _PASS
+    if len(options) == 1 and faces[options[0]].color != NO_COLOR:
+        return _PLAY[options[0]]
+    ctx = Context.of_state(s)
+    best = _PASS
+    best_score = -1e9
+    for c in options:
+        rest = [faces[x] for x in hand if x != c]
+        score = play_score(faces[c], rest, ctx) + rng.random() * 0.5
+        if score > best_score:
+            best_score = score
+            if faces[c].color == NO_COLOR:
+                color = best_color(list(names), rest, side, rng)
+                best = Action(PLAY, c, COLORS.index(color))
             else:
-                score += 4.0 * (counts[color] - 1)
-                if attack[c]:
-                    score += 25.0 if threat else -5.0
-                elif skip_all[c]:
-                    score += 25.0 if danger else 8.0
-            if score > best_score:
-                best, best_score = c, score
-    if colors[best] == NO_COLOR:
-        return Action(PLAY, best, _most_color(side, hand, best))
-    return _PLAY[best]
+                best = _PLAY[c]
+    return best
 
 
 def leaf_value(s: GameState, me: int) -> float:
@@ -185,23 +145,32 @@ def leaf_value(s: GameState, me: int) -> float:
     return mine / weights
 
 
-def rollout(s: GameState, me: int, rng: random.Random, depth: int) -> tuple[float, int]:
-    """Play ``s`` on with ``rollout_policy`` for ``depth`` actions or to the end.
+Policy = Callable[[GameState, random.Random], Action]
+
+
+def rollout(
+    s: GameState, me: int, rng: random.Random, depth: int, policy: Policy = normal_policy
+) -> tuple[float, int]:
+    """Play ``s`` on with ``policy`` for ``depth`` actions or to the end.
 
     Returns ``leaf_value`` where it stops and the number of actions taken.
     """
     steps = 0
     while not s.over and steps < depth:
-        apply(s, s.current, rollout_policy(s, rng), inplace=True)
+        apply(s, s.current, policy(s, rng), inplace=True)
         steps += 1
     return leaf_value(s, me), steps
+
+
+#: How the rollouts play every seat.
+POLICY: Policy = normal_policy
 
 
 # ----------------------------------------------------------------------------
 # Determinisation: a full state consistent with one seat's view
 
 
-def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
+def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[Card]:
     """One physical card per slot, each from its candidates, no card twice."""
     owner: dict[int, int] = {}
     got = [-1] * len(slots)
@@ -230,7 +199,7 @@ def _assign(slots: list[tuple[int, ...]], rng: random.Random) -> list[int]:
             got[i] = c
         elif not augment(i, set()):
             raise ValueError("the view is not consistent with the pairing table")
-    return got
+    return cast(list[Card], got)  # every entry was taken from a slot of cards
 
 
 def _narrow(slot: tuple[int, ...], faces: set[str] | frozenset[str], side: int) -> tuple[int, ...]:
@@ -252,7 +221,9 @@ class Sampler:
     candidates admit no assignment, the view's alone are used.
     """
 
-    def __init__(self, view: View, memory: View | None = None) -> None:
+    def __init__(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> None:
         self.me: int = view["seat"]
         self.seats: int = view["seats"]
         side = SIDE_BY_NAME[view["side"]]
@@ -284,24 +255,39 @@ class Sampler:
             slots.append(CARDS_BY_FACE[top])
         self.slots = slots
         self.plain = slots
-        # A memory is of the flip that turned the table to the side in play.
-        if memory is not None and memory["round"] == view["round"]:
+        reading = None if history is None else read(view, history)
+        if reading is not None:
+            self.slots = self._read(reading)
+        elif memory is not None and memory["round"] == view["round"]:
+            # A memory is of the flip that turned the table to the side in play.
             self.slots = self._remembered(memory)
-        self.draw_count: int = view["draw_pile"]["count"]
-        color = view["color"]
-        self.color = NO_COLOR if color is None else COLORS.index(color)
-        self.direction = 1 if view["direction"] == "clockwise" else -1
-        self.current: int = view["to_act"]
         pending = view["pending"]
-        self.pending: str | None = None if pending is None else pending["type"]
         self.drawn_handle: str | None = None
-        if self.pending == PENDING_DRAWN:
+        if pending is not None and pending["type"] == PENDING_DRAWN:
             self.drawn_handle = view["legal_actions"][0]["card"]
-        self.round: int = view["round"]
-        self.dealer: int = view["dealer"]
-        self.scores: list[int] = list(view["scores"])
-        options = view.get("options")
-        self.options = Options.from_dict(options) if options else Options(seats=self.seats)
+        self.view = view
+
+    def left_points(self) -> list[int | None]:
+        """A guess at the points each leaver gave up: the seat never saw them counted.
+
+        Only the final ranking reads them, to order leavers among themselves,
+        and no rollout plays that far; 0 is what the engine records for a
+        seat that leaves with nothing in hand.
+        """
+        return [None if active else 0 for active in self.active]
+
+    def _read(self, reading: Reading) -> list[tuple[int, ...]]:
+        slots = list(self.plain)
+        a, _ = self.hand_slots
+        for k, cands in enumerate(reading.hands[self.me]):
+            slots[a + k] = tuple(sorted(cands))
+        for seat, a, _ in self.other_slots:
+            for k, cands in enumerate(reading.hands.get(seat, ())):
+                slots[a + k] = tuple(sorted(cands))
+        d0, _ = self.discard_slots
+        for k, cands in enumerate(reading.discard):
+            slots[d0 + k] = tuple(sorted(cands))
+        return slots
 
     def _remembered(self, memory: View) -> list[tuple[int, ...]]:
         then = SIDE_BY_NAME[memory["side"]]
@@ -323,7 +309,7 @@ class Sampler:
                 slots[d0 + k] = _narrow(slots[d0 + k], {code}, then)
         return slots
 
-    def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, int]]:
+    def sample(self, rng: random.Random, seed: str) -> tuple[GameState, dict[str, Card]]:
         """A full state consistent with the view, and the card behind each own handle."""
         try:
             got = _assign(self.slots, rng)
@@ -333,10 +319,10 @@ class Sampler:
             self.slots = self.plain  # the memory admits no assignment: forget it
             got = _assign(self.slots, rng)
         used = set(got)
-        rest = [c for c in range(DECK_SIZE) if c not in used]
+        rest = [c for c in DECK if c not in used]
         rng.shuffle(rest)
         start, end = self.hand_slots
-        hands: list[list[int]] = [[] for _ in range(self.seats)]
+        hands: list[list[Card]] = [[] for _ in range(self.seats)]
         hands[self.me] = got[start:end]
         for seat, a, b in self.other_slots:
             hands[seat] = got[a:b]
@@ -345,25 +331,15 @@ class Sampler:
         if self.top_slot >= 0:
             draw.append(got[self.top_slot])
         cards = dict(zip(self.handles, hands[self.me], strict=True))
-        # The sampler works on plain ints; the state holds flip's Card and Seat.
-        state = GameState(
-            options=self.options,
-            seed=seed,
-            round=self.round,
-            dealer=Seat(self.dealer),
-            side=self.side,
-            hands=cast("list[list[Card]]", hands),
-            draw=cast("list[Card]", draw),
-            discard=cast("list[Card]", got[d0:d1]),
-            color=self.color,
-            direction=self.direction,
-            current=Seat(self.current),
-            pending=cast("Pending | None", self.pending),
-            drawn=Card(-1 if self.drawn_handle is None else cards[self.drawn_handle]),
-            active=self.active[:],
-            passed=[],
-            scores=[0] * self.seats,
+        placement = Placement(
+            hands=hands,
+            discard=got[d0:d1],
+            draw=draw,
+            left_points=self.left_points(),
+            drawn=NO_CARD if self.drawn_handle is None else cards[self.drawn_handle],
         )
+        # The sampler builds the placement from the view, so it needs no check.
+        state = rebuild(self.view, placement, seed=seed, validate=False)
         return state, cards
 
 
@@ -397,12 +373,21 @@ def _candidates(view: View) -> list[Request]:
 class HardBot(Bot):
     level = "hard"
 
-    def __init__(self, seed: str | int, budget: int = BUDGET, depth: int = DEPTH) -> None:
+    def __init__(
+        self,
+        seed: str | int,
+        budget: int = BUDGET,
+        depth: int = DEPTH,
+        policy: Policy | None = None,
+    ) -> None:
         super().__init__(seed)
         self.budget = budget
         self.depth = depth
+        self.policy = POLICY if policy is None else policy
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         one = only_choice(view)
         if one is not None:
             return one
@@ -415,7 +400,7 @@ class HardBot(Bot):
         if first and first[0] >= MAX_CANDIDATES:
             candidates.insert(0, candidates.pop(first[0]))
         candidates = candidates[:MAX_CANDIDATES]
-        sampler = Sampler(view, memory)
+        sampler = Sampler(view, memory, history)
         me = sampler.me
         totals = [0.0] * len(candidates)
         spent = samples = 0
@@ -424,8 +409,8 @@ class HardBot(Bot):
             rollout_seed = self.rng.getrandbits(64)
             for i, req in enumerate(candidates):
                 s = base.copy()
-                apply(s, me, _to_action(req, cards), inplace=True)
-                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth)
+                apply(s, me, _to_action(req, base, me, cards), inplace=True)
+                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth, self.policy)
                 totals[i] += result
                 spent += steps + OVERHEAD
             samples += 1
@@ -449,11 +434,9 @@ def _same(a: Request, b: Request, view: View) -> bool:
     return faces.get(a.get("card", "")) == faces.get(b.get("card", ""))
 
 
-def _to_action(req: Request, cards: dict[str, int]) -> Action:
+def _to_action(req: Request, sample: GameState, me: int, cards: dict[str, Card]) -> Action:
+    """``req`` (a request naming a card by the real view's handle) on ``sample``."""
     card = req.get("card")
-    color = req.get("color")
-    return Action(
-        req["type"],
-        Card(-1 if card is None else cards[card]),
-        NO_COLOR if color is None else COLORS.index(color),
-    )
+    if card is not None:
+        req = {**req, "card": handle(sample, cards[card])}
+    return parse_request(sample, me, req)

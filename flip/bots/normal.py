@@ -26,13 +26,19 @@ from typing import Any
 from ..cards import (
     DRAW_FIVE,
     DRAW_ONE,
+    FACES,
     FLIP,
     NO_COLOR,
     REVERSE,
     SKIP,
     SKIP_EVERYONE,
+    WILD_DRAW_COLOR,
+    WILD_DRAW_TWO,
     Face,
 )
+from ..engine import next_seat as next_seat_of
+from ..history import History
+from ..state import GameState
 from .base import (
     FACE_BY_CODE,
     OTHER_FACES,
@@ -48,6 +54,8 @@ from .base import (
 )
 
 ATTACKS = frozenset({DRAW_ONE, DRAW_FIVE, SKIP})
+#: With two players these give the seat that plays them the next turn too.
+AGAIN_TWO = frozenset({DRAW_ONE, DRAW_FIVE, SKIP, WILD_DRAW_TWO, WILD_DRAW_COLOR})
 
 
 def hand_badness(faces: list[Face]) -> float:
@@ -86,7 +94,9 @@ def expected_other_badness(faces: list[Face]) -> float:
 class NormalBot(Bot):
     level = "normal"
 
-    def choose(self, view: View, memory: View | None = None) -> Request:
+    def choose(
+        self, view: View, memory: View | None = None, history: History | None = None
+    ) -> Request:
         one = only_choice(view)
         if one is not None:
             return one
@@ -97,7 +107,7 @@ class NormalBot(Bot):
         first = legal[0]
         if first["type"] == "choose_color":
             return request("choose_color", color=best_color(first["colors"], faces, side, self.rng))
-        ctx = _Context(view)
+        ctx = Context(view)
         best: tuple[float, Request] | None = None
         for entry in legal:
             if entry["type"] != "play":
@@ -115,10 +125,26 @@ class NormalBot(Bot):
         return best[1]
 
 
-class _Context:
+class Context:
     """What the rules of thumb need to know about the table."""
 
-    __slots__ = ("danger", "min_opp", "next_count", "prev_count", "seats_left", "threat_faces")
+    __slots__ = (
+        "danger",
+        "min_opp",
+        "next_count",
+        "prev_count",
+        "reverse_skips",
+        "seats_left",
+        "threat_faces",
+    )
+
+    danger: bool
+    min_opp: int
+    next_count: int
+    prev_count: int
+    reverse_skips: bool
+    seats_left: int
+    threat_faces: list[list[Face]]
 
     def __init__(self, view: View) -> None:
         me = view["seat"]
@@ -126,6 +152,7 @@ class _Context:
         direction = direction_of(view)
         others = [p for p in players if p["seat"] != me and p["in_game"]]
         self.seats_left = len(others) + 1
+        self.reverse_skips = bool(view["options"]["two_seat_reverse_skips"])
         self.min_opp = min((p["count"] for p in others), default=99)
         self.danger = self.min_opp <= 2
         nxt = next_seat(players, me, direction)
@@ -136,6 +163,34 @@ class _Context:
         self.threat_faces = [
             [FACE_BY_CODE[code] for code in p.get("faces", [])] for p in others if p["count"] <= 2
         ]
+
+    @classmethod
+    def of_state(cls, s: GameState) -> Context:
+        """The same context read from a whole state, for simulations that own one.
+
+        Hard's rollouts play every seat as Normal would; they read only what
+        the seat to act could see (hand sizes, the other hands' visible faces).
+        """
+        ctx = cls.__new__(cls)
+        me = s.current
+        hands = s.hands
+        others = [i for i in range(s.seats) if i != me and s.active[i]]
+        ctx.seats_left = len(others) + 1
+        ctx.reverse_skips = s.options.two_seat_reverse_skips
+        ctx.min_opp = min((len(hands[i]) for i in others), default=99)
+        ctx.danger = ctx.min_opp <= 2
+        ctx.next_count = len(hands[next_seat_of(s, me)])
+        prv = (me - s.direction) % s.seats
+        while not s.active[prv]:
+            prv = (prv - s.direction) % s.seats
+        ctx.prev_count = len(hands[prv])
+        visible = FACES[s.side ^ 1]
+        ctx.threat_faces = [
+            sorted((visible[c] for c in hands[i]), key=lambda f: (f.sort_key, f.code))
+            for i in others
+            if len(hands[i]) <= 2
+        ]
+        return ctx
 
 
 #: The weights of the rules of thumb (tuned by tournaments against Easy).
@@ -154,13 +209,53 @@ W: dict[str, float] = {
     "reverse_turn": 20.0,
     "reverse_keep": -20.0,
     "flip": 1.0,
+    "finish": 100.0,
 }
 
 
-def play_score(face: Face, rest: list[Face], ctx: _Context) -> float:
+def plays_again(face: Face, ctx: Context) -> bool:
+    """True when the seat that plays ``face`` has the next turn too."""
+    if face.kind == SKIP_EVERYONE:
+        return True
+    if ctx.seats_left != 2:
+        return False
+    if face.kind == REVERSE:
+        return ctx.reverse_skips
+    return face.kind in AGAIN_TWO
+
+
+def finishes(face: Face, rest: list[Face], ctx: Context) -> bool:
+    """True when playing ``face`` lets the seat play out ``rest`` without a turn lost.
+
+    A card that gives the seat the next turn again (Skip Everyone; with two
+    players also the Skips, Reverses and penalties) followed by cards that
+    can each be played on the one before, the last one emptying the hand.
+    """
+    if not rest:
+        return True
+    if not plays_again(face, ctx):
+        return False
+    for i, card in enumerate(rest):
+        others = rest[:i] + rest[i + 1 :]
+        follows = (
+            card.color == NO_COLOR
+            or face.color == NO_COLOR  # a Wild's colour is the seat's to choose
+            or card.color == face.color
+            or card.match_key == face.match_key
+        )
+        if card.restricted and any(f.color == face.color for f in others):
+            follows = False
+        if follows and finishes(card, others, ctx):
+            return True
+    return False
+
+
+def play_score(face: Face, rest: list[Face], ctx: Context) -> float:
     """How much Normal likes playing ``face`` and keeping ``rest``."""
     w = W
     score = face.points * (w["points_danger"] if ctx.danger else w["points"])
+    if rest and len(rest) <= 2 and finishes(face, rest, ctx):
+        score += w["finish"]
     next_is_threat = ctx.next_count == ctx.min_opp and ctx.next_count <= 4
     if face.color == NO_COLOR:
         if face.restricted:
@@ -187,7 +282,7 @@ def play_score(face: Face, rest: list[Face], ctx: _Context) -> float:
     return score
 
 
-def flip_value(rest: list[Face], ctx: _Context) -> float:
+def flip_value(rest: list[Face], ctx: Context) -> float:
     """Positive when the hand looks better on the other side."""
     value = hand_badness(rest) - expected_other_badness(rest)
     for faces in ctx.threat_faces:
@@ -198,4 +293,4 @@ def flip_value(rest: list[Face], ctx: _Context) -> float:
     return value
 
 
-__all__ = ["NormalBot", "expected_other_badness", "hand_badness", "play_score"]
+__all__ = ["Context", "NormalBot", "expected_other_badness", "hand_badness", "play_score"]

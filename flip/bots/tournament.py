@@ -1,8 +1,9 @@
 """Bot tournaments: play many games between bot levels and report how each did.
 
-Bots are driven exactly as the service drives them: ``view(state, seat)`` and
-``flip_memory(state, seat)`` go to ``bot.choose``, and the request that comes
-back is translated with ``flip.parse_request``, as the service does. Decision time
+Bots are driven exactly as the service drives them: ``view(state, seat)``,
+``flip_memory(state, seat)`` and ``public_history(state, seat)`` go to
+``bot.choose``, and the request that comes back is translated with
+``flip.parse_request``, as the service does. Decision time
 is measured here, around ``choose`` only, never inside a bot.
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..engine import Action, apply, new_game
+from ..history import public_history
 from ..requests import parse_request
 from ..state import GameState, Options
 from ..views import flip_memory, view
@@ -64,9 +66,10 @@ def play_game(
         seat = state.current
         seen = view(state, seat)
         memory = flip_memory(state, seat)
+        history = public_history(state, seat)
         cpu = time.process_time()
         started = time.perf_counter()
-        req = bots[seat].choose(seen, memory)
+        req = bots[seat].choose(seen, memory, history)
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if times is not None:

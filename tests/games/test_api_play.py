@@ -174,11 +174,13 @@ def test_a_bot_is_handed_its_seats_view_and_what_the_seat_saw_at_the_last_flip(
     from flip.bots.easy import EasyBot
 
     handed: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+    histories: list[tuple[dict[str, Any], Any]] = []
     choose = EasyBot.choose
 
-    def spy(self: EasyBot, view: dict[str, Any], memory: dict[str, Any] | None = None) -> Any:
+    def spy(self: EasyBot, view: dict[str, Any], memory: Any = None, history: Any = None) -> Any:
         handed.append((view, memory))
-        return choose(self, view, memory)
+        histories.append((view, history))
+        return choose(self, view, memory, history)
 
     monkeypatch.setattr(EasyBot, "choose", spy)
     table = started_table(alice, bots=3)
@@ -196,9 +198,20 @@ def test_a_bot_is_handed_its_seats_view_and_what_the_seat_saw_at_the_last_flip(
         assert sorted(p["seat"] for p in memory["players"]) == sorted(
             p["seat"] for p in v["players"] if p["seat"] != v["seat"]
         )
-    # The API never serves a memory.
+    # And what the seat saw happen this round: its own record of the round so far.
+    for v, history in histories:
+        assert history is not None
+        assert history["events"][0]["type"] == "deal"
+        dealt = history["events"][0]
+        assert len(dealt["hands"]) == len(v["players"])
+    # The API never serves a memory or a history.
     final = client.get(url(table, "view")).json()
     assert "memory" not in str(final) and "last_flip" not in str(final)
+    assert "history" not in str(final)
+    log = client.get(url(table, "log")).json()
+    assert "history" not in str(log) and "deal" not in {
+        e["type"] for move in log["moves"] for e in move["events"]
+    }
 
 
 def test_bots_wait_when_inline_bots_are_off(alice: User, api: Api, settings: Any) -> None:

@@ -71,3 +71,39 @@ def test_a_bot_that_answers_well_is_not_counted(caplog: pytest.LogCaptureFixture
     table.refresh_from_db()
     assert table.bot_errors == 0
     assert "bot_error" not in caplog.text
+
+
+def test_hard_plays_on_after_a_seat_has_left_without_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 9's crash: alice, bob and a Hard bot; alice concedes; Hard kept raising."""
+    alice, bob = make_user(), make_user()
+    table = start_table(alice, bob, bots=1, level="hard")
+    services.table_run_bots(table_id=table.pk)
+    services.table_concede(table_id=table.pk, user=alice)
+    with caplog.at_level(logging.ERROR, logger="games.services"):
+        for _ in range(300):
+            table.refresh_from_db()
+            if table.status != Table.Status.ACTIVE:
+                break
+            if table.to_act == 2:
+                assert services.table_run_bot_turn(table_id=table.pk) is not None
+            else:
+                assert table.state is not None
+                state = flip.GameState.from_dict(table.state)
+                action = flip.legal_actions(state, 1)[0]
+                services.table_apply_action(
+                    table_id=table.pk,
+                    user=bob,
+                    data={
+                        "type": action.type,
+                        "card": flip.handle(state, action.card) if action.card >= 0 else None,
+                        "color": flip.COLORS[action.color] if action.color >= 0 else None,
+                    },
+                    expected_seq=None,
+                )
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED
+    assert table.bot_errors == 0
+    assert "bot_error" not in caplog.text
+    assert Move.objects.filter(table=table, source=Move.Source.BOT).count() > 3

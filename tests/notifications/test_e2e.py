@@ -209,7 +209,7 @@ services.table_concede(table_id=int(sys.argv[1]), user=User.objects.get(pk=int(s
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker needs PostgreSQL")
-@pytest.mark.parametrize("level", ["easy", "normal"])  # hard: once its leaver crash is fixed
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_bots_play_a_table_to_its_end_in_the_worker_after_the_human_concedes(
     redis_broker: str, tmp_path: Path, level: str
 ) -> None:
