@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run worker beat bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -17,10 +17,12 @@ help:
 	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view, alternated (RLCARD_PYTHON)"
-	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL)"
+	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
+	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
+	@echo "make memory     snapshot and move-log sizes, a gunicorn worker's memory after 5,000 actions"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,10 +76,14 @@ BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 bench-api: venv
 	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 20 --clients 16 --tables 64
 
-# Needs PostgreSQL: BENCH_DATABASE_URL names a scratch database it creates and drops.
+# Needs PostgreSQL and Redis: BENCH_DATABASE_URL names a scratch database (created if
+# missing, emptied), BENCH_BROKER_URL an empty Redis database; BENCH_SWEEP_FLAGS=--million
+# adds a run among 1,000,000 active tables (see scripts/bench_sweep.py --help).
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_sweep
+BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 bench-sweep: venv
-	DATABASE_URL=$(BENCH_DATABASE_URL) $(BIN)/python manage.py bench_sweep
+	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
+		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
 
 # Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped).
 BENCH_WEB_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_web
@@ -87,3 +93,17 @@ bench-web: venv
 # The browser tests write the PNGs docs/web.md shows.
 screenshots: venv
 	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/test_browser.py
+
+# Needs PostgreSQL and Redis: CLUSTER_DATABASE_URL names a scratch database (dropped and
+# created), CLUSTER_BROKER_URL an empty Redis database. See docs/deploy.md.
+CLUSTER_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_cluster
+CLUSTER_BROKER_URL ?= redis://127.0.0.1:6379/12
+cluster-check: venv
+	$(BIN)/python scripts/cluster_check.py --database-url $(CLUSTER_DATABASE_URL) \
+		--broker $(CLUSTER_BROKER_URL) $(CLUSTER_FLAGS)
+
+# Snapshot sizes (flip alone), the move log in PostgreSQL and a gunicorn worker's memory
+# over 5,000 actions; MEMORY_SERVER_URL is a PostgreSQL server (a scratch database is made).
+MEMORY_SERVER_URL ?= postgres://postgres@127.0.0.1:5432
+memory: venv
+	$(BIN)/python scripts/memory.py --server-url $(MEMORY_SERVER_URL) $(MEMORY_FLAGS)

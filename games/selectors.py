@@ -208,6 +208,11 @@ def table_facts(table_id: int) -> TableFacts | None:
     return None if table is None else _table_facts(table)
 
 
+def seat_facts_of(seat: Seat) -> SeatFacts:
+    """The facts of a seat a service has just handed back (``TimedOut.seat``)."""
+    return _seat_facts(seat)
+
+
 def facts_of(table: Table) -> TableFacts:
     """The facts of a table a service has just handed back (``MoveResult.table``)."""
     return _table_facts(table)

@@ -5,20 +5,24 @@ The one way a game changes is ``_apply_locked``: with the table row locked
 the action, the move is appended to the log, the snapshot is saved, and the
 follow-ups (``games.signals.table_changed``) are sent on commit. The public
 functions below look up, lock and check, then call it.
+
+``tables_timeout_batch`` is the same steps for a page of tables at once (the
+deadline sweep's case): one lock query, one insert of every move, one update
+of every table, the same signal per table on commit.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Field
 from django.utils import timezone
 
 import flip
@@ -26,7 +30,7 @@ import flip
 from . import conf
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Move, Seat, Table
-from .selectors import table_state
+from .selectors import SeatFacts, seat_facts_of, table_state
 from .signals import table_changed
 
 logger = logging.getLogger(__name__)
@@ -40,6 +44,8 @@ class MoveResult:
     state: flip.GameState
     events: list[flip.Event]
     moves: list[Move]
+    #: True when the change began a new turn (a new deadline).
+    new_turn: bool = False
 
     @property
     def seat(self) -> int | None:
@@ -140,7 +146,7 @@ def _append(
     )
 
 
-def _notify_on_commit(table: Table, *, new_turn: bool) -> None:
+def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool = False) -> None:
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
     transaction.on_commit(
@@ -151,6 +157,7 @@ def _notify_on_commit(table: Table, *, new_turn: bool) -> None:
             turn=turn,
             new_turn=new_turn,
             finished=finished,
+            followups_written=followups_written,
         )
     )
 
@@ -159,6 +166,43 @@ def _commit_locked(table: Table, *, new_turn: bool, fields: list[str]) -> None:
     """Save the locked table's changed ``fields`` and signal the change on commit."""
     table.save(update_fields=fields)
     _notify_on_commit(table, new_turn=new_turn)
+
+
+def _play(
+    table: Table,
+    state: flip.GameState,
+    seat: int,
+    next_action: Callable[[flip.GameState], flip.Action | None],
+    source: str,
+) -> MoveResult:
+    """Apply ``next_action(state)`` for ``seat`` until it returns None, in memory only.
+
+    The moves are built but not saved, and the snapshot fields of ``table``
+    are set but not saved: the caller writes them (``_apply_locked`` for one
+    table, ``tables_timeout_batch`` for a page). A ``flip.RuleError``
+    propagates with nothing written.
+    """
+    before = state
+    moves: list[Move] = []
+    events: list[flip.Event] = []
+    while (action := next_action(state)) is not None:
+        round_number = state.round
+        state, caused = flip.apply(state, seat, action)
+        table.seq += 1
+        moves.append(
+            Move(
+                table=table,
+                seq=table.seq,
+                round=round_number,
+                seat=seat,
+                action=action.type,
+                payload={"action": action.to_dict(), "events": caused},
+                source=source,
+            )
+        )
+        events.extend(caused)
+    new_turn = _save_snapshot(table, before, state)
+    return MoveResult(table=table, state=state, events=events, moves=moves, new_turn=new_turn)
 
 
 def _apply_locked(
@@ -172,28 +216,12 @@ def _apply_locked(
 
     The caller holds the row lock inside ``transaction.atomic()``. A
     ``flip.RuleError`` from any action propagates and the transaction rolls
-    back: nothing is written.
+    back: nothing is written. The moves go in with one INSERT.
     """
-    before = state
-    moves: list[Move] = []
-    events: list[flip.Event] = []
-    while (action := next_action(state)) is not None:
-        round_number = state.round
-        state, caused = flip.apply(state, seat, action)
-        moves.append(
-            _append(
-                table,
-                round_number=round_number,
-                seat=seat,
-                action=action.type,
-                payload={"action": action.to_dict(), "events": caused},
-                source=source,
-            )
-        )
-        events.extend(caused)
-    new_turn = _save_snapshot(table, before, state)
-    _commit_locked(table, new_turn=new_turn, fields=_SNAPSHOT_FIELDS)
-    return MoveResult(table=table, state=state, events=events, moves=moves)
+    result = _play(table, state, seat, next_action, source)
+    Move.objects.bulk_create(result.moves)
+    _commit_locked(table, new_turn=result.new_turn, fields=_SNAPSHOT_FIELDS)
+    return result
 
 
 def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]:
@@ -319,6 +347,25 @@ def table_run_bots(*, table_id: int, limit: int = 1000) -> int:
     return done
 
 
+def _timeout_due(table: Table, turn: int, now: datetime) -> flip.GameState | None:
+    """The game at the locked ``table`` if turn ``turn`` is still running past its deadline."""
+    state = table_state(table)
+    if table.status != Table.Status.ACTIVE or table.turn != turn or state is None:
+        return None
+    if table.deadline_at is None or table.deadline_at > now:
+        return None
+    return state
+
+
+def _rest_of_turn(turn: int) -> Callable[[flip.GameState], flip.Action | None]:
+    """A ``next_action`` playing turn ``turn`` to its end by ruling 4 (``flip.timeout_action``)."""
+
+    def next_action(now: flip.GameState) -> flip.Action | None:
+        return None if now.over or now.turn != turn else flip.timeout_action(now)
+
+    return next_action
+
+
 def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
     """Apply the table's missed-deadline policy to turn ``turn``, once.
 
@@ -327,23 +374,186 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
     "bot plays the turn" plays the turn to its end with ``flip.timeout_action``
     (a colour first if needed, then a play or draw, then a drawn card);
     "treated as having left" makes the seat leave. Either way the moves carry
-    source ``timeout``.
+    source ``timeout``. Waits for the row lock (``tables_timeout_batch``,
+    the sweep's way, skips a locked row and leaves it to this function).
     """
     with transaction.atomic():
         table = _lock_table(table_id)
-        state = table_state(table)
-        if table.status != Table.Status.ACTIVE or table.turn != turn or state is None:
-            return None
-        if table.deadline_at is None or table.deadline_at > timezone.now():
+        state = _timeout_due(table, turn, timezone.now())
+        if state is None:
             return None
         seat = table.seats.get(number=state.current)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
+        return _apply_locked(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
 
-        def rest_of_turn(now: flip.GameState) -> flip.Action | None:
-            return None if now.over or now.turn != turn else flip.timeout_action(now)
 
-        return _apply_locked(table, state, seat.number, rest_of_turn, Move.Source.TIMEOUT)
+@dataclass(frozen=True)
+class TimedOut:
+    """One timeout that ``tables_timeout_batch`` applied."""
+
+    result: MoveResult
+    #: The turn that ran out.
+    turn: int
+    #: Who ran out of time (``left`` once the leave policy made them leave).
+    seat: SeatFacts
+    #: Whose turn it is now; None once the game is over.
+    to_act: SeatFacts | None
+
+
+@dataclass(frozen=True)
+class TimeoutBatch:
+    """What ``tables_timeout_batch`` did with a page of (table id, turn)."""
+
+    applied: list[TimedOut]
+    #: (table id, turn) left for ``table_timeout``, which waits for the lock: rows
+    #: another transaction held (a player moving, another batch), and any whose
+    #: timeout raised here (logged).
+    singly: list[tuple[int, int]]
+    #: (table id, seq) of tables whose overdue turn is a bot's: not a timeout, the
+    #: bot's own turn (its queued job was lost) for ``table_run_bot_turn``.
+    bots: list[tuple[int, int]]
+
+
+def tables_timeout_batch(
+    *, due: Sequence[tuple[int, int]], followups_written: bool = False
+) -> TimeoutBatch:
+    """Apply the missed-deadline policy to each (table id, turn) of ``due``, once, together.
+
+    One transaction for the page. Locks the rows with ``SELECT ... FOR UPDATE
+    SKIP LOCKED``: a row another transaction holds is not waited for but
+    handed back in ``singly``. Each locked table is checked again as
+    ``table_timeout`` checks it (the turn still current, its deadline passed)
+    and timed out by the same rules; then every move goes in with one INSERT,
+    every table with one UPDATE, the leavers' seats with one UPDATE, and each
+    table's ``table_changed`` is sent on commit. A caller that writes the
+    follow-ups (mail, bot turns) in the same transaction says so with
+    ``followups_written``, which the signals carry.
+
+    >>> page = tables_timeout_batch(due=[(12, 7), (15, 3)])  # doctest: +SKIP
+    >>> [done.result.table.pk for done in page.applied], page.singly, page.bots  # doctest: +SKIP
+    ([12, 15], [], [])
+    """
+    wanted = dict(due)
+    now = timezone.now()
+    applied: list[TimedOut] = []
+    singly: list[tuple[int, int]] = []
+    bots: list[tuple[int, int]] = []
+    # No savepoint inside a caller's transaction: an error rolls the caller back anyway.
+    with transaction.atomic(savepoint=False):
+        locked = (
+            Table.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=list(wanted))
+            .order_by()  # the model's ordering would sort the page for nothing
+        )
+        tables: list[tuple[Table, flip.GameState]] = []
+        found: set[int] = set()
+        for table in locked:
+            found.add(table.pk)
+            state = _timeout_due(table, wanted[table.pk], now)
+            if state is not None:
+                tables.append((table, state))
+        singly.extend((pk, turn) for pk, turn in wanted.items() if pk not in found)
+        seats: dict[int, dict[int, Seat]] = {table.pk: {} for table, _ in tables}
+        for one in Seat.objects.select_related("user").filter(table_id__in=list(seats)):
+            seats[one.table_id][one.number] = one
+        leavers: list[Seat] = []
+        for table, state in tables:
+            seat = seats[table.pk].get(state.current)
+            if seat is not None and seat.is_bot:
+                bots.append((table.pk, table.seq))
+                continue
+            try:
+                if seat is None:
+                    raise Seat.DoesNotExist(f"no seat {state.current} at table {table.pk}")
+                result = _timeout_in_memory(table, state, seat, now)
+            except Exception:
+                logger.exception("timeout of table %s turn %s failed", table.pk, state.turn)
+                singly.append((table.pk, wanted[table.pk]))
+                continue
+            if seat.left_at is not None:
+                leavers.append(seat)
+            after = None if result.state.over else seats[table.pk].get(result.state.current)
+            applied.append(
+                TimedOut(
+                    result=result,
+                    turn=wanted[table.pk],
+                    seat=seat_facts_of(seat),
+                    to_act=None if after is None else seat_facts_of(after),
+                )
+            )
+        _write_batch(applied, leavers, now, followups_written=followups_written)
+    return TimeoutBatch(applied=applied, singly=singly, bots=bots)
+
+
+def _timeout_in_memory(
+    table: Table, state: flip.GameState, seat: Seat, now: datetime
+) -> MoveResult:
+    """``table_timeout``'s moves for ``seat``, built in memory (``_play``), nothing saved."""
+    if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
+        leave = _once(flip.Action(flip.LEAVE))
+        result = _play(table, state, seat.number, leave, Move.Source.TIMEOUT)
+        seat.left_at = now
+        return result
+    return _play(table, state, seat.number, _rest_of_turn(state.turn), Move.Source.TIMEOUT)
+
+
+def _column(name: str) -> tuple[Field[Any, Any], str]:
+    field = Table._meta.get_field(name)
+    if not isinstance(field, Field) or field.column is None:
+        raise TypeError(f"Table.{name} is not a column")
+    return field, field.column
+
+
+def _update_rows(tables: list[Table], fields: list[str]) -> None:
+    """Save ``fields`` of every table in one statement.
+
+    Django's ``bulk_update`` builds a CASE expression per field and row, and
+    building it cost more than the rest of a page of timeouts together; on
+    PostgreSQL one ``UPDATE ... FROM (VALUES ...)`` does the same, each
+    value passed through its field's own conversion.
+    """
+    if connection.vendor != "postgresql":
+        Table.objects.bulk_update(tables, fields)
+        return
+    columns = [_column("id"), *(_column(name) for name in fields)]
+    quote = connection.ops.quote_name
+    row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field, _ in columns) + ")"
+    table, key = quote(Table._meta.db_table), quote(columns[0][1])
+    sets = ", ".join(f"{quote(column)} = v.{quote(column)}" for _, column in columns[1:])
+    rows = ", ".join([row] * len(tables))
+    names = ", ".join(quote(column) for _, column in columns)
+    # Names come from the model's metadata; every value is a parameter.
+    sql = f"UPDATE {table} SET {sets} FROM (VALUES {rows}) AS v({names})"  # noqa: S608
+    sql += f" WHERE {table}.{key} = v.{key}"
+    params = [
+        field.get_db_prep_save(getattr(one, field.attname), connection)
+        for one in tables
+        for field, _ in columns
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if cursor.rowcount != len(tables):
+            raise RuntimeError(f"updated {cursor.rowcount} of {len(tables)} locked tables")
+
+
+def _write_batch(
+    applied: list[TimedOut], leavers: list[Seat], now: datetime, *, followups_written: bool
+) -> None:
+    """Save what ``tables_timeout_batch`` built: a statement per kind of row, not per row."""
+    if not applied:
+        return
+    Move.objects.bulk_create([move for done in applied for move in done.result.moves])
+    tables = [done.result.table for done in applied]
+    for table in tables:
+        table.updated_at = now  # neither way below fills auto_now fields
+    _update_rows(tables, _SNAPSHOT_FIELDS)
+    if leavers:
+        Seat.objects.filter(pk__in=[seat.pk for seat in leavers]).update(left_at=now)
+    for done in applied:
+        _notify_on_commit(
+            done.result.table, new_turn=done.result.new_turn, followups_written=followups_written
+        )
 
 
 def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:

@@ -7,7 +7,10 @@ once per committed change, with keyword arguments:
 - ``seq``: the table's sequence number after the change;
 - ``turn``: flip's turn counter after the change;
 - ``new_turn``: True when a new turn started (a new deadline);
-- ``finished``: True when the change ended the game (or aborted the table).
+- ``finished``: True when the change ended the game (or aborted the table);
+- ``followups_written``: True when the caller that made the change wrote what
+  it calls for (e-mail, the next bot turn) in the same transaction
+  (``tables_timeout_batch`` for the deadline sweep), so a listener need not.
 
 ``games`` does not know who listens: ``notifications`` connects receivers
 that queue bot turns and e-mail (the dependency runs that way round).

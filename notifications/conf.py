@@ -33,6 +33,11 @@ def sweep_batch() -> int:
     return int(settings.GAMENOOK_SWEEP_BATCH)
 
 
+def timeout_page() -> int:
+    """How many overdue turns one job of the sweep applies, in one transaction."""
+    return int(settings.GAMENOOK_TIMEOUT_PAGE)
+
+
 def outbox_grace() -> timedelta:
     return timedelta(seconds=float(settings.GAMENOOK_OUTBOX_GRACE_SECONDS))
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import selectors as games_selectors
+from games import services as games
 
 from . import jobs
 from .models import OutboxMessage
-from .outbox import outbox_enqueue
+from .outbox import Mail, outbox_enqueue
 
 Kind = OutboxMessage.Kind
 
@@ -25,7 +29,9 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         return  # a later change has committed; its own follow-ups take over
     if finished:
         if table.finished:
-            _game_over_mail(table)
+            with transaction.atomic():
+                for mail in _game_over_mails(table):
+                    _enqueue(mail)
         return
     if not table.running:
         return
@@ -36,26 +42,65 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
     elif new_turn and seat.user is not None:
         with transaction.atomic():
-            outbox_enqueue(
-                user=seat.user,
-                kind=Kind.YOUR_TURN,
-                table=table,
-                turn=table.turn,
-                context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
-            )
+            _enqueue(_your_turn(table, seat.user))
 
 
-def _game_over_mail(table: games_selectors.TableFacts) -> None:
+def timeout_followups(
+    applied: Sequence[games.TimedOut],
+) -> tuple[list[Mail], list[tuple[int, int]]]:
+    """What each timeout of a page calls for, decided as ``table_followups`` decides it.
+
+    Returns the mails to write ("your turn", "game over") and the bot turns
+    to queue, as (table id, seq). The batch of timeouts writes them in its
+    own transaction (``turns.tables_apply_timeouts``) instead of queueing a
+    follow-ups job per table: the facts are at hand, no table is read again.
+    """
+    mails: list[Mail] = []
+    bots: list[tuple[int, int]] = []
+    for done in applied:
+        table = games_selectors.facts_of(done.result.table)
+        seat = done.to_act
+        if table.finished:
+            mails.extend(_game_over_mails(table))
+        elif not table.running or seat is None or seat.left:
+            continue
+        elif seat.is_bot:
+            bots.append((table.id, table.seq))
+        elif done.result.new_turn and seat.user is not None:
+            mails.append(_your_turn(table, seat.user))
+    return mails, bots
+
+
+def _your_turn(table: games_selectors.TableFacts, user: User) -> Mail:
+    return Mail(
+        user=user,
+        kind=Kind.YOUR_TURN,
+        table=table,
+        turn=table.turn,
+        context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
+    )
+
+
+def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
     ranking, rounds = games_selectors.final_ranking(table.id)
-    with transaction.atomic():
-        for seat in games_selectors.seats_at(table.id):
-            if seat.user is None:
-                continue
-            mine = next((e for e in ranking if e["seat"] == seat.number), None)
-            outbox_enqueue(
+    mails = []
+    for seat in games_selectors.seats_at(table.id):
+        if seat.user is None:
+            continue
+        mine = next((e for e in ranking if e["seat"] == seat.number), None)
+        mails.append(
+            Mail(
                 user=seat.user,
                 kind=Kind.GAME_OVER,
                 table=table,
                 turn=table.turn,
                 context={"ranking": ranking, "mine": mine, "rounds": rounds},
             )
+        )
+    return mails
+
+
+def _enqueue(mail: Mail) -> None:
+    outbox_enqueue(
+        user=mail.user, kind=mail.kind, table=mail.table, turn=mail.turn, context=mail.context
+    )

@@ -10,7 +10,7 @@ them.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 from celery import current_app
 from django.db import transaction
@@ -25,6 +25,26 @@ REMIND = "notifications.tasks.send_reminder"
 BOT_TURN = "notifications.tasks.run_bot_turn"
 SEND = "notifications.tasks.send_outbox_message"
 FOLLOWUPS = "notifications.tasks.table_followups"
+# Jobs that carry a page: one message to the broker for many tables or e-mails
+# (a publish costs about as much as the work it hands out, see docs/performance.md).
+#: (table id, turn, table id, turn, ...): the sweep's page of overdue turns.
+TIMEOUTS = "notifications.tasks.apply_timeouts"
+#: (table id, seq, table id, seq, ...): bot turns due after a page of timeouts.
+BOT_TURNS = "notifications.tasks.run_bot_turns"
+#: (message id, ...): the e-mails a page of timeouts wrote.
+SEND_MANY = "notifications.tasks.send_outbox_messages"
+
+
+def flat(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    """A job's arguments for ``pairs``: ``[(1, 7), (2, 3)]`` -> ``(1, 7, 2, 3)``."""
+    return tuple(number for pair in pairs for number in pair)
+
+
+def pairs(args: Sequence[int]) -> list[tuple[int, int]]:
+    """The pairs a job's flat arguments carry (the inverse of ``flat``)."""
+    if len(args) % 2:
+        raise ValueError(f"a page job takes pairs of ids, got {len(args)} numbers")
+    return [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
 
 
 def publish(name: str, args: tuple[int, ...]) -> None:

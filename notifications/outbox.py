@@ -10,27 +10,41 @@ from __future__ import annotations
 
 import logging
 import smtplib
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
-from django.template.loader import render_to_string
+from django.template import Context, Engine
 from django.utils import timezone
 
 from games.selectors import TableFacts
 
 from . import conf, jobs
 from .models import OutboxMessage
-from .preferences import unsubscribe_url, wants
+from .preferences import preferences_of, unsubscribe_url, wants, wants_given
 
 logger = logging.getLogger(__name__)
 
 
 def table_url(table_id: int) -> str:
     return conf.table_url_template().format(table_id=table_id)
+
+
+def _render(name: str, context: dict[str, Any]) -> str:
+    """``render_to_string`` without a locale or a time zone: the same text, a quarter cheaper.
+
+    The messages print numbers as they are and their dates in UTC, as the
+    text says, so looking up the active language and time zone for every
+    value they print (what ``render_to_string`` does) changes nothing but
+    the cost; ``test_outbox`` checks that both give the same text. The
+    template comes from Django's cached loader, compiled once per process.
+    """
+    template = Engine.get_default().get_template(name)
+    return template.render(Context(context, use_l10n=False, use_tz=False))
 
 
 def replay_url(table_id: int) -> str:
@@ -51,17 +65,51 @@ def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) 
         **context,
     }
     base = f"notifications/email/{kind}"
-    subject = " ".join(render_to_string(f"{base}_subject.txt", context).split())
+    subject = " ".join(_render(f"{base}_subject.txt", context).split())
     return {
         "subject": subject,
-        "text": render_to_string(f"{base}.txt", context),
-        "html": render_to_string(f"{base}.html", context),
+        "text": _render(f"{base}.txt", context),
+        "html": _render(f"{base}.html", context),
         # RFC 8058: mail clients offer a one-click unsubscribe that POSTs to the link.
         "headers": {
             "List-Unsubscribe": f"<{unsubscribe}>",
             "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
         },
     }
+
+
+@dataclass(frozen=True)
+class Mail:
+    """One message to write (``outbox_enqueue_many``): to whom, what kind, about which turn."""
+
+    user: User
+    kind: str
+    table: TableFacts
+    turn: int
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def _message(mail: Mail, now: datetime) -> OutboxMessage:
+    """The outbox row of ``mail``, composed, not saved."""
+    return OutboxMessage(
+        user=mail.user,
+        to=mail.user.email,
+        kind=mail.kind,
+        table_id=mail.table.id,
+        turn=mail.turn,
+        next_attempt_at=now,
+        **_compose(mail.kind, mail.user, mail.table, mail.context),
+    )
+
+
+def _insert_once(message: OutboxMessage) -> OutboxMessage | None:
+    """Save ``message`` unless its (kind, table, turn, user) exists; None when it did."""
+    try:
+        with transaction.atomic():
+            message.save()
+    except IntegrityError:
+        return None  # the same decision was taken before: its message exists
+    return message
 
 
 def outbox_enqueue(
@@ -81,22 +129,42 @@ def outbox_enqueue(
     """
     if not wants(user, kind):
         return None
-    content = _compose(kind, user, table, context or {})
+    mail = Mail(user=user, kind=kind, table=table, turn=turn, context=context or {})
+    message = _insert_once(_message(mail, timezone.now()))
+    if message is not None:
+        jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
+    return message
+
+
+def outbox_enqueue_many(mails: Sequence[Mail]) -> list[OutboxMessage]:
+    """``outbox_enqueue`` for many messages: one query, one INSERT, one sending job.
+
+    The preferences of every recipient are read in one query, the messages
+    composed and inserted together, and one job (``jobs.SEND_MANY``) sends
+    them after the commit. Each message is still written once per (kind,
+    table, turn, user): should one exist already, the insert is done again a
+    message at a time, skipping it. Call it inside the transaction that made
+    the decisions. Returns the messages written.
+    """
+    preferences = preferences_of({mail.user.pk for mail in mails})
+    now = timezone.now()
+    rows = [
+        _message(mail, now)
+        for mail in mails
+        if wants_given(mail.user, preferences.get(mail.user.pk), mail.kind)
+    ]
+    if not rows:
+        return []
     try:
         with transaction.atomic():
-            message = OutboxMessage.objects.create(
-                user=user,
-                to=user.email,
-                kind=kind,
-                table_id=table.id,
-                turn=turn,
-                next_attempt_at=timezone.now(),
-                **content,
-            )
+            written = OutboxMessage.objects.bulk_create(rows)
     except IntegrityError:
-        return None  # the same decision was taken before: its message exists
-    jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
-    return message
+        for row in rows:
+            row.pk = None
+        written = [message for message in map(_insert_once, rows) if message is not None]
+    if written:
+        jobs.dispatch_on_commit(jobs.SEND_MANY, tuple(message.pk for message in written))
+    return written
 
 
 #: Mail about the account itself: sent to the address it names, whatever the switches.

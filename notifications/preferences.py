@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
@@ -112,6 +114,22 @@ def wants(user: User, kind: str) -> bool:
     """
     if not (user.is_active and user.email):
         return False
-    prefs = _preferences(user)
-    verified = bool(prefs.verified_email) and prefs.verified_email.lower() == user.email.lower()
-    return verified and prefs.wants(kind)
+    return wants_given(user, _preferences(user), kind)
+
+
+def preferences_of(user_ids: Iterable[int]) -> dict[int, Preferences]:
+    """The stored preferences of these users by user id, in one query (some may have none)."""
+    stored = Preferences.objects.filter(user_id__in=list(user_ids))
+    return {prefs.user_id: prefs for prefs in stored}
+
+
+def wants_given(user: User, preferences: Preferences | None, kind: str) -> bool:
+    """``wants`` for a user whose preferences were read already (``preferences_of``).
+
+    A user with no stored preferences has confirmed no address, so gets no
+    game mail; nothing is written here.
+    """
+    if not (user.is_active and user.email) or preferences is None:
+        return False
+    verified = preferences.verified_email
+    return bool(verified) and verified.lower() == user.email.lower() and preferences.wants(kind)

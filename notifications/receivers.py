@@ -22,8 +22,11 @@ def on_table_changed(
     seq: int,
     new_turn: bool,
     finished: bool,
+    followups_written: bool = False,
     **kwargs: Any,
 ) -> None:
+    if followups_written:
+        return  # the change's own transaction wrote them (a page of timeouts)
     # The change has committed already: only hand the follow-ups to a worker,
     # so the request that made the change neither waits for them nor fails
     # with them. A bot turn the broker loses is found again by sweep_bots.

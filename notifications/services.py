@@ -13,12 +13,25 @@ Each concern has its own module; this one only gathers their public names:
 from __future__ import annotations
 
 from .followups import table_followups
-from .jobs import BOT_TURN, FOLLOWUPS, REMIND, SEND, TIMEOUT, Dispatch, dispatch
+from .jobs import (
+    BOT_TURN,
+    BOT_TURNS,
+    FOLLOWUPS,
+    REMIND,
+    SEND,
+    SEND_MANY,
+    TIMEOUT,
+    TIMEOUTS,
+    Dispatch,
+    dispatch,
+)
 from .outbox import (
     ACCOUNT_KINDS,
+    Mail,
     SendOutcome,
     account_mail_enqueue,
     outbox_enqueue,
+    outbox_enqueue_many,
     outbox_retry,
     outbox_send,
     replay_url,
@@ -39,27 +52,40 @@ from .preferences import (
 )
 from .sweep import SweepResult, sweep, sweep_bots
 from .tasks import run_inline
-from .turns import bot_turn_run, describe_timeout, table_apply_timeout, table_remind
+from .turns import (
+    bot_turn_run,
+    bot_turns_run,
+    describe_timeout,
+    table_apply_timeout,
+    table_remind,
+    tables_apply_timeouts,
+)
 
 __all__ = [
     "ACCOUNT_KINDS",
     "BOT_TURN",
+    "BOT_TURNS",
     "FOLLOWUPS",
     "PREFERENCES_DEFAULT",
     "PREFERENCE_FIELDS",
     "REMIND",
     "SEND",
+    "SEND_MANY",
     "TIMEOUT",
+    "TIMEOUTS",
     "Dispatch",
+    "Mail",
     "SendOutcome",
     "SweepResult",
     "account_mail_enqueue",
     "bot_turn_run",
+    "bot_turns_run",
     "describe_timeout",
     "dispatch",
     "email_is_verified",
     "email_verified_set",
     "outbox_enqueue",
+    "outbox_enqueue_many",
     "outbox_retry",
     "outbox_send",
     "preferences_forget",
@@ -72,6 +98,7 @@ __all__ = [
     "table_apply_timeout",
     "table_followups",
     "table_remind",
+    "tables_apply_timeouts",
     "table_url",
     "unsubscribe_token",
     "unsubscribe_url",

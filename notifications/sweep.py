@@ -33,7 +33,9 @@ def sweep(
 
     Reads active tables through the partial indexes on ``deadline_at`` and
     ``remind_at``, so its cost grows with what is due, not with the number
-    of tables. ``run`` receives each job (default: queue it for a worker;
+    of tables. Overdue turns go out in pages of ``GAMENOOK_TIMEOUT_PAGE``
+    tables, a job each (``jobs.TIMEOUTS``), which several workers can apply
+    at once. ``run`` receives each job (default: queue it for a worker;
     ``run_inline`` does it here).
 
     >>> sweep(run=run_inline)  # doctest: +SKIP
@@ -42,11 +44,13 @@ def sweep(
     now = now or timezone.now()
     run = run or jobs.dispatch
     batch = batch or conf.sweep_batch()
+    size = conf.timeout_page()
     result = SweepResult()
-    for page in games_selectors.tables_due_for_timeout(now=now, batch=batch):
-        for table_id, turn in page:
-            run(jobs.TIMEOUT, (table_id, turn))
-            result.timeouts += 1
+    for read in games_selectors.tables_due_for_timeout(now=now, batch=batch):
+        for start in range(0, len(read), size):
+            page = read[start : start + size]
+            run(jobs.TIMEOUTS, jobs.flat(page))
+            result.timeouts += len(page)
     # A reminder after the deadline is pointless: the timeout is on its way.
     for page in games_selectors.tables_due_for_reminder(now=now, batch=batch):
         for table_id, turn in page:

@@ -21,7 +21,13 @@ from .followups import table_followups as _followups
 from .outbox import outbox_send
 from .sweep import sweep as _sweep
 from .sweep import sweep_bots as _sweep_bots
-from .turns import bot_turn_run, table_apply_timeout, table_remind
+from .turns import (
+    bot_turn_run,
+    bot_turns_run,
+    table_apply_timeout,
+    table_remind,
+    tables_apply_timeouts,
+)
 
 _REDELIVER: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -43,6 +49,12 @@ def apply_timeout(table_id: int, turn: int) -> bool:
     return table_apply_timeout(table_id=table_id, turn=turn)
 
 
+@shared_task(name=jobs.TIMEOUTS, **_REDELIVER)
+def apply_timeouts(*due: int) -> int:
+    """A page of timeouts: (table id, turn, table id, turn, ...), in one transaction."""
+    return tables_apply_timeouts(due=jobs.pairs(due))
+
+
 @shared_task(name=jobs.REMIND, **_REDELIVER)
 def send_reminder(table_id: int, turn: int) -> bool:
     return table_remind(table_id=table_id, turn=turn)
@@ -56,6 +68,12 @@ def table_followups(table_id: int, seq: int, new_turn: int, finished: int) -> No
 @shared_task(name=jobs.BOT_TURN, **_REDELIVER)
 def run_bot_turn(table_id: int, seq: int) -> bool:
     return bot_turn_run(table_id=table_id, seq=seq)
+
+
+@shared_task(name=jobs.BOT_TURNS, **_REDELIVER)
+def run_bot_turns(*due: int) -> int:
+    """Bot turns (table id, seq, table id, seq, ...), one after another."""
+    return bot_turns_run(due=jobs.pairs(due))
 
 
 @shared_task(
@@ -74,18 +92,41 @@ def send_outbox_message(self: Task[..., bool], message_id: int) -> bool:
     return outcome.sent
 
 
+@shared_task(name=jobs.SEND_MANY, **_REDELIVER)
+def send_outbox_messages(*message_ids: int) -> int:
+    """Send several outbox messages, one after another; a failed one retries on its own.
+
+    A message the SMTP server refused is given its own sending job after the
+    backoff, exactly as ``send_outbox_message`` retries it.
+    """
+    sent = 0
+    for message_id in message_ids:
+        outcome = outbox_send(message_id=message_id)
+        sent += outcome.sent
+        if outcome.retry_in is not None:
+            send_outbox_message.apply_async((message_id,), countdown=outcome.retry_in)
+    return sent
+
+
 def _send_once(message_id: int) -> bool:
     # Here and now there is nobody to retry later: the sweep re-queues the message.
     return outbox_send(message_id=message_id).sent
 
 
+def _send_many_once(*message_ids: int) -> int:
+    return sum(_send_once(message_id) for message_id in message_ids)
+
+
 #: Every job by name (the name of its task), and what running it here and now does.
 JOBS: dict[str, Callable[..., object]] = {
     jobs.TIMEOUT: apply_timeout.run,
+    jobs.TIMEOUTS: apply_timeouts.run,
     jobs.REMIND: send_reminder.run,
     jobs.FOLLOWUPS: table_followups.run,
     jobs.BOT_TURN: run_bot_turn.run,
+    jobs.BOT_TURNS: run_bot_turns.run,
     jobs.SEND: _send_once,
+    jobs.SEND_MANY: _send_many_once,
 }
 
 

@@ -16,8 +16,10 @@ from django.db import IntegrityError, transaction
 from games import selectors as games_selectors
 from games import services as games
 
+from . import jobs
+from .followups import timeout_followups
 from .models import OutboxMessage, Reminder
-from .outbox import outbox_enqueue
+from .outbox import Mail, outbox_enqueue, outbox_enqueue_many
 
 logger = logging.getLogger(__name__)
 
@@ -68,24 +70,68 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
         number = result.seat
         if number is None:
             raise RuntimeError("a timeout is always a seat's move")
-        timed_out = games_selectors.seat_at(table_id, number)
-        if timed_out.user is not None:
-            after = games_selectors.facts_of(result.table)
+        mail = _timeout_mail(result, games_selectors.seat_at(table_id, number), turn)
+        if mail is not None:
             outbox_enqueue(
-                user=timed_out.user,
-                kind=Kind.TIMEOUT,
-                table=after,
-                turn=turn,
-                context={
-                    "policy": after.timeout_policy,
-                    "left": after.leave_on_timeout,
-                    "what": describe_timeout(
-                        games_selectors.events_seen_by(result.events, number), number
-                    ),
-                    "game_over": result.state.over,
-                },
+                user=mail.user,
+                kind=mail.kind,
+                table=mail.table,
+                turn=mail.turn,
+                context=mail.context,
             )
     return True
+
+
+def tables_apply_timeouts(*, due: Sequence[tuple[int, int]]) -> int:
+    """Apply the missed-deadline policy to a page of (table id, turn), each once; how many acted.
+
+    One transaction for the page (``games.services.tables_timeout_batch``):
+    the timeouts, every "your time ran out" message, and what each timeout
+    calls for next, decided as the follow-ups job decides it (the next
+    player's "your turn", a bot turn, "game over"). Messages go in with one
+    INSERT and one sending job; the bot turns in one job; both queued on
+    commit. A table another transaction held, or whose timeout failed here,
+    gets the single-table job (``table_apply_timeout``), which waits for the
+    lock.
+    """
+    with transaction.atomic():
+        page = games.tables_timeout_batch(due=due, followups_written=True)
+        mails = [
+            mail
+            for done in page.applied
+            if (mail := _timeout_mail(done.result, done.seat, done.turn)) is not None
+        ]
+        next_mails, bots = timeout_followups(page.applied)
+        outbox_enqueue_many([*mails, *next_mails])
+        bots = [*page.bots, *bots]
+        if bots:
+            jobs.dispatch_on_commit(jobs.BOT_TURNS, jobs.flat(bots))
+        for table_id, turn in page.singly:
+            jobs.dispatch_on_commit(jobs.TIMEOUT, (table_id, turn))
+    return len(page.applied)
+
+
+def _timeout_mail(
+    result: games.MoveResult, timed_out: games_selectors.SeatFacts, turn: int
+) -> Mail | None:
+    """The "your time ran out" message for the seat ``result``'s timeout played for."""
+    if timed_out.user is None:
+        return None
+    after = games_selectors.facts_of(result.table)
+    return Mail(
+        user=timed_out.user,
+        kind=Kind.TIMEOUT,
+        table=after,
+        turn=turn,
+        context={
+            "policy": after.timeout_policy,
+            "left": after.leave_on_timeout,
+            "what": describe_timeout(
+                games_selectors.events_seen_by(result.events, timed_out.number), timed_out.number
+            ),
+            "game_over": result.state.over,
+        },
+    )
 
 
 def table_remind(*, table_id: int, turn: int) -> bool:
@@ -126,3 +172,18 @@ def bot_turn_run(*, table_id: int, seq: int) -> bool:
     bot turn is queued by the commit.
     """
     return games.table_run_bot_turn(table_id=table_id, seq=seq) is not None
+
+
+def bot_turns_run(*, due: Sequence[tuple[int, int]]) -> int:
+    """``bot_turn_run`` for each (table id, seq), one after another; how many bots moved.
+
+    Each is its own transaction, as if queued alone. One that fails is logged
+    and the others still run; the bot catch-up sweep finds it again.
+    """
+    moved = 0
+    for table_id, seq in due:
+        try:
+            moved += bot_turn_run(table_id=table_id, seq=seq)
+        except Exception:
+            logger.exception("bot turn at table %s, seq %s failed", table_id, seq)
+    return moved

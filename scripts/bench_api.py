@@ -4,8 +4,9 @@
 
 What it does, all on loopback and bounded in time:
 
-1. (Re)creates the database ``gamenook_bench`` on the PostgreSQL server of
-   ``--server-url`` and migrates it.
+1. (Re)creates the database ``--database`` (``gamenook_bench``; environment
+   ``BENCH_API_DATABASE``) on the PostgreSQL server of ``--server-url``
+   (``BENCH_PG``) and migrates it.
 2. Starts gunicorn (``gamenook.settings.production``, DEBUG off, persistent
    database connections) on 127.0.0.1 with ``--workers`` workers, with
    ``GAMENOOK_BENCH_ENDPOINTS=true``, ``GAMENOOK_RUN_BOTS_INLINE=false`` and
@@ -401,9 +402,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
     parser.add_argument("--worker-class", default="sync", help="gunicorn worker class")
     parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
-    parser.add_argument("--server-url", default="postgres://postgres@127.0.0.1:5432")
-    parser.add_argument("--database", default="gamenook_bench")
-    parser.add_argument("--broker", default="redis://127.0.0.1:6379/15")
+    # Which servers and which databases: flags, else the environment, else these.
+    parser.add_argument(
+        "--server-url", default=os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+    )
+    parser.add_argument(
+        "--database", default=os.environ.get("BENCH_API_DATABASE", "gamenook_bench")
+    )
+    parser.add_argument(
+        "--broker", default=os.environ.get("BENCH_API_BROKER_URL", "redis://127.0.0.1:6379/15")
+    )
     parser.add_argument("--server-log", default="/tmp/gamenook-bench-gunicorn.log")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     parser.add_argument("--seed", type=int, default=1)

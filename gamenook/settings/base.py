@@ -4,6 +4,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from kombu import Queue
 
 # Generic Django classes (ModelAdmin[Table], QuerySet[Move]) can be subscripted at run time.
 django_stubs_ext.monkeypatch()
@@ -190,6 +191,22 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ALWAYS_EAGER = False
 # Tasks whose name is not routed elsewhere go to this queue (the end-to-end test uses its own).
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="gamenook")
+# Deadlines have a lane of their own: the sweeps and the jobs that apply timeouts and
+# reminders go to "<queue>-deadlines". Every worker consumes both queues (they are the
+# task_queues), taking them in turn, so a backlog of bot turns and mail never holds a
+# deadline back (docs/deploy.md).
+GAMENOOK_DEADLINE_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-deadlines"
+CELERY_TASK_QUEUES = (Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(GAMENOOK_DEADLINE_QUEUE))
+CELERY_TASK_ROUTES = {
+    name: {"queue": GAMENOOK_DEADLINE_QUEUE}
+    for name in (
+        "notifications.tasks.sweep",
+        "notifications.tasks.sweep_bots",
+        "notifications.tasks.apply_timeouts",
+        "notifications.tasks.apply_timeout",
+        "notifications.tasks.send_reminder",
+    )
+}
 # Nothing reads task results: state lives in the database.
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
@@ -221,6 +238,8 @@ GAMENOOK_BOT_GRACE_SECONDS = env.float("GAMENOOK_BOT_GRACE_SECONDS", default=30.
 GAMENOOK_OUTBOX_GRACE_SECONDS = env.float("GAMENOOK_OUTBOX_GRACE_SECONDS", default=60.0)
 # How many rows the sweep reads per query.
 GAMENOOK_SWEEP_BATCH = env.int("GAMENOOK_SWEEP_BATCH", default=1000)
+# How many overdue turns one job applies in one transaction (the sweep hands out pages).
+GAMENOOK_TIMEOUT_PAGE = env.int("GAMENOOK_TIMEOUT_PAGE", default=100)
 # An outbox message gives up (status failed) after this many failed SMTP attempts;
 # with the backoff capped at an hour that is about two days of mail server trouble.
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)

@@ -20,6 +20,7 @@ import flip
 from games import services as games
 from games.errors import StaleSequence
 from games.models import Move, Table
+from notifications import jobs as jobs_module
 from notifications import services, tasks, turns
 from notifications.models import OutboxMessage, Reminder
 
@@ -333,3 +334,301 @@ def test_redeliverable_tasks_are_acked_late_and_the_sweeps_are_not() -> None:
         assert task.acks_late and task.reject_on_worker_lost, task.name
     for task in (tasks.sweep, tasks.sweep_bots):
         assert not task.acks_late, task.name
+
+
+# ----------------------------------------------------------------------------
+# The sweep's way: a page of timeouts in one transaction (turns.tables_apply_timeouts)
+
+
+def due_pairs(late: list[Table]) -> list[tuple[int, int]]:
+    return [(table.pk, table.turn) for table in late]
+
+
+def assert_timed_out_once(table: Table, seq_before: int) -> None:
+    seqs = list(
+        Move.objects.filter(table=table, source=Move.Source.TIMEOUT)
+        .order_by("seq")
+        .values_list("seq", flat=True)
+    )
+    assert seqs and seqs == list(range(seq_before + 1, seq_before + 1 + len(seqs))), table.pk
+    assert OutboxMessage.objects.filter(kind="timeout", table=table).count() == 1
+    table.refresh_from_db()
+    assert table.seq == seqs[-1]
+
+
+def test_a_page_gives_each_table_what_its_single_job_gives_it(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same deal, same clock: the page and the single-table job write the same moves."""
+    monkeypatch.setattr("games.services.new_game_seed", lambda: "one-deal-for-all")
+    with time_machine.travel(T0, tick=False) as clock:
+        players = [make_user() for _ in range(6)]
+        single, *paged = [
+            started_table(players[i], players[i + 1], turn_hours=12, timeout_policy=policy)
+            for i, policy in ((0, "bot"), (2, "bot"), (4, "leave"))
+        ]
+        jobs.clear()
+        clock.shift(timedelta(hours=12))
+        assert services.table_apply_timeout(table_id=single.pk, turn=single.turn)
+        assert services.tables_apply_timeouts(due=due_pairs(paged)) == 2
+
+    def written(table: Table) -> list[tuple[Any, ...]]:
+        return list(
+            Move.objects.filter(table=table)
+            .order_by("seq")
+            .values_list("seq", "round", "seat", "action", "payload", "source", "created_at")
+        )
+
+    bot_paged, leave_paged = (Table.objects.get(pk=t.pk) for t in paged)
+    single.refresh_from_db()
+    assert written(bot_paged) == written(single)
+    fields = ("state", "seq", "turn", "to_act", "status", "deadline_at", "remind_at")
+    assert [getattr(bot_paged, f) for f in fields] == [getattr(single, f) for f in fields]
+    assert bot_paged.updated_at == single.updated_at
+    # The leave policy, as table_timeout applies it: one leave move, the seat left.
+    (leave,) = Move.objects.filter(table=leave_paged, source=Move.Source.TIMEOUT)
+    assert leave.action == "leave" and leave.seat == paged[1].state["current"]
+    assert leave_paged.seats.get(number=leave.seat).left_at == T0 + timedelta(hours=12)
+    assert leave_paged.status == Table.Status.FINISHED  # one player left: the game is over
+    texts = {m.table_id: generic(m) for m in OutboxMessage.objects.filter(kind="timeout")}
+    assert texts[bot_paged.pk] == texts[single.pk]
+    # What follows: the single job's commit asks for the follow-ups job, the page wrote
+    # them in its own transaction (one mail, one sending job for the page).
+    assert OutboxMessage.objects.filter(kind="your_turn", table=bot_paged).count() == 1
+    assert OutboxMessage.objects.filter(kind="game_over", table=leave_paged).count() == 2
+    assert jobs.names().count(services.FOLLOWUPS) == 1  # the single job's
+    assert jobs.names().count(services.SEND_MANY) == 1  # the page's
+    jobs.run(services.FOLLOWUPS)
+    your_turn = {m.table_id: generic(m) for m in OutboxMessage.objects.filter(kind="your_turn")}
+    assert your_turn[bot_paged.pk] == your_turn[single.pk]
+
+
+def generic(message: OutboxMessage) -> str:
+    """A message's text without what names its table and its reader."""
+    assert message.table_id is not None
+    text = message.text.replace(services.unsubscribe_url(message.user), "LINK")
+    text = text.replace(services.table_url(message.table_id), "URL")
+    return text.replace(message.user.username, "USER").replace(
+        f"table {message.table_id}", "table N"
+    )
+
+
+def test_a_page_delivered_twice_acts_once(jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late = tables(3, turn_hours=12, timeout_policy="bot")
+        leaver = tables(1, turn_hours=12, timeout_policy="leave")
+        jobs.clear()
+        clock.shift(timedelta(hours=12))
+        before = {t.pk: t.seq for t in [*late, *leaver]}
+        pairs = due_pairs([*late, *leaver])
+        assert tasks.apply_timeouts(*jobs_module.flat(pairs)) == 4
+        # The broker hands the same page out again, after the first committed.
+        assert tasks.apply_timeouts(*jobs_module.flat(pairs)) == 0
+        assert not [name for name in jobs.names() if name == services.TIMEOUT]
+        jobs.drain()
+    for table in [*late, *leaver]:
+        assert_timed_out_once(table, before[table.pk])
+    assert OutboxMessage.objects.filter(kind="your_turn").count() == 3
+
+
+@needs_postgres
+def test_a_page_skips_the_rows_another_page_holds_and_each_timeout_happens_once(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late = tables(3, turn_hours=12)
+        jobs.clear()
+        clock.shift(timedelta(hours=12))
+        before = {t.pk: t.seq for t in late}
+        inside, release = threading.Event(), threading.Event()
+        real = turns.outbox_enqueue_many
+
+        def stall(mails: Any) -> Any:
+            written = real(mails)
+            inside.set()  # the first page holds its rows, written but not committed...
+            assert release.wait(timeout=30)
+            return written
+
+        monkeypatch.setattr(turns, "outbox_enqueue_many", stall)
+        first: list[int] = []
+
+        def first_page() -> None:
+            first.append(services.tables_apply_timeouts(due=due_pairs(late)))
+            connections.close_all()
+
+        worker = threading.Thread(target=first_page)
+        worker.start()
+        assert inside.wait(timeout=30)
+        monkeypatch.setattr(turns, "outbox_enqueue_many", real)
+        # ...so the second page, handed out again by a second sweep, takes none of them
+        # and leaves each to the single-table job, which waits for the lock.
+        assert services.tables_apply_timeouts(due=due_pairs(late)) == 0
+        assert sorted(args for name, args in jobs if name == services.TIMEOUT) == sorted(
+            due_pairs(late)
+        )
+        release.set()
+        worker.join(timeout=30)
+        assert first == [3]
+        assert jobs.run(services.TIMEOUT) == 3  # each finds its turn over: nothing
+    for table in late:
+        assert_timed_out_once(table, before[table.pk])
+
+
+@needs_postgres
+@pytest.mark.parametrize("repeat", range(3))
+def test_two_pages_at_once_apply_each_timeout_once(repeat: int, jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        late = tables(6, turn_hours=12)
+        jobs.clear()
+        clock.shift(timedelta(hours=12))
+        before = {t.pk: t.seq for t in late}
+        pairs = due_pairs(late)
+        results = in_threads(
+            lambda: services.tables_apply_timeouts(due=pairs),
+            lambda: services.tables_apply_timeouts(due=pairs[::-1]),
+        )
+        assert all(isinstance(r, int) for r in results), results
+        jobs.drain()  # the single-table jobs for rows the other page held
+    for table in late:
+        assert_timed_out_once(table, before[table.pk])
+    assert OutboxMessage.objects.filter(kind="your_turn").count() == 6
+
+
+@needs_postgres
+def test_a_player_holding_the_lock_keeps_the_row_out_of_the_page(jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        held, other = tables(2, turn_hours=12)
+        jobs.clear()
+        clock.move_to(held.deadline_at)
+        turn = held.turn
+        outcome: list[int] = []
+
+        def page() -> None:
+            outcome.append(services.tables_apply_timeouts(due=due_pairs([held, other])))
+            connections.close_all()
+
+        with transaction.atomic():
+            Table.objects.select_for_update().get(pk=held.pk)
+            worker = threading.Thread(target=page)
+            worker.start()
+            worker.join(timeout=30)  # the page does not wait for the held row...
+            assert outcome == [1]
+            play_turn(held)  # ...and the player's move commits first
+        assert [args for name, args in jobs if name == services.TIMEOUT] == [(held.pk, turn)]
+        assert jobs.run(services.TIMEOUT) == 1  # the single job: the turn is over
+    assert timeout_moves(held) == 0
+    assert not OutboxMessage.objects.filter(kind="timeout", table=held).exists()
+    assert timeout_moves(other) >= 1
+
+
+@needs_postgres
+@pytest.mark.parametrize("repeat", range(5))
+def test_a_page_racing_a_players_move_at_the_deadline_instant(repeat: int, jobs: Jobs) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        (table,) = tables(1, turn_hours=24)
+        seat = seat_to_act(table)
+        assert seat.user is not None and table.state is not None
+        state = flip.GameState.from_dict(table.state)
+        action = flip.legal_actions(state, seat.number)[0]
+        data = {
+            "type": action.type,
+            "card": flip.handle(state, action.card) if action.card >= 0 else None,
+            "color": flip.COLORS[action.color] if action.color >= 0 else None,
+        }
+        clock.move_to(table.deadline_at)
+        user, seq, turn = seat.user, table.seq, table.turn
+        jobs.clear()
+        paged, moved = in_threads(
+            lambda: services.tables_apply_timeouts(due=[(table.pk, turn)]),
+            lambda: games.table_apply_action(
+                table_id=table.pk, user=user, data=data, expected_seq=seq
+            ),
+        )
+        jobs.drain()  # a skipped row's single-table job, if the player held it
+    sources = list(
+        Move.objects.filter(table=table, seq__gt=seq)
+        .order_by("seq")
+        .values_list("source", flat=True)
+    )
+    timeouts = OutboxMessage.objects.filter(kind="timeout").count()
+    assert timeouts <= 1
+    if isinstance(moved, StaleSequence):  # the page came first
+        assert paged == 1 and set(sources) == {Move.Source.TIMEOUT} and timeouts == 1
+    else:
+        assert isinstance(moved, games.MoveResult), moved
+        assert sources[0] == Move.Source.PLAYER
+        if moved.state.turn == turn:  # the action did not end the turn: a timeout did
+            assert set(sources[1:]) == {Move.Source.TIMEOUT} and timeouts == 1
+        else:
+            assert sources == [Move.Source.PLAYER] and timeouts == 0
+
+
+KILLED_PAGE = """
+import sys, time
+import django
+django.setup()
+from notifications import turns
+real = turns.outbox_enqueue_many
+def stall(mails):
+    written = real(mails)
+    print("inside", len(written), flush=True)
+    time.sleep(60)
+turns.outbox_enqueue_many = stall
+numbers = [int(a) for a in sys.argv[1:]]
+turns.tables_apply_timeouts(due=list(zip(numbers[::2], numbers[1::2])))
+"""
+
+
+@needs_postgres
+def test_a_worker_killed_in_the_middle_of_a_page_loses_nothing_and_times_out_once(
+    jobs: Jobs,
+) -> None:
+    with time_machine.travel(T0, tick=False):
+        late = tables(3, turn_hours=12)
+        jobs.clear()
+    before = {t.pk: t.seq for t in late}
+    # The worker process runs on the real clock: put the deadlines behind it.
+    Table.objects.filter(pk__in=before).update(deadline_at=datetime.now(UTC) - timedelta(minutes=1))
+    settings_dict = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
+        "DATABASE_URL": (
+            f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:"
+            f"{settings_dict['PORT']}/{settings_dict['NAME']}"
+        ),
+    }
+    numbers = [str(n) for pair in due_pairs(late) for n in pair]
+    worker = subprocess.Popen(
+        [sys.executable, "-c", KILLED_PAGE, *numbers],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        # Three timeouts, their mails and the next players' "your turn" written...
+        assert worker.stdout.readline().strip() == "inside 6"
+        worker.send_signal(signal.SIGKILL)  # ...but not committed
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert not Move.objects.filter(source=Move.Source.TIMEOUT).exists()
+    assert not OutboxMessage.objects.exists()
+    assert {t.pk: t.seq for t in Table.objects.filter(pk__in=before)} == before
+
+    now = datetime.now(UTC)
+    assert services.sweep(now=now, run=services.run_inline).timeouts == 3
+    assert services.sweep(now=now, run=services.run_inline).timeouts == 0
+    jobs.drain()
+    for table in late:
+        assert_timed_out_once(table, before[table.pk])
+    assert OutboxMessage.objects.filter(kind="your_turn").count() == 3
+    assert OutboxMessage.objects.filter(status=OutboxMessage.Status.SENT).count() == 6
+
+
+def test_the_page_jobs_are_acked_late() -> None:
+    for task in (tasks.apply_timeouts, tasks.run_bot_turns, tasks.send_outbox_messages):
+        assert task.acks_late and task.reject_on_worker_lost, task.name
