@@ -23,6 +23,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
 
 from accounts import services as accounts
@@ -49,7 +50,15 @@ def _live_db(transactional_db: None) -> Iterator[None]:
     layer = get_channel_layer()
     if hasattr(layer, "flush"):
         async_to_sync(layer.flush)()  # Redis's layer: no group left from another test
+    # Channels closes an expired connection around each database call; with the
+    # default CONN_MAX_AGE of 0 that is a new connection per call. Production keeps
+    # them (CONN_MAX_AGE 60), and so do these tests.
+    kept = connection.settings_dict["CONN_MAX_AGE"]
+    connection.settings_dict["CONN_MAX_AGE"] = None
+    connection.close()
     yield
+    connection.settings_dict["CONN_MAX_AGE"] = kept
+    connection.close()
     cache.clear()
 
 
