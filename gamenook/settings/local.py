@@ -39,3 +39,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # (gamenook.mail), unless EMAIL_URL names another backend.
 if "EMAIL_URL" not in env:
     EMAIL_BACKEND = "gamenook.mail.FolderEmailBackend"
+
+# daphne's runserver logs each request to "django.channels.server": once, with the time
+# (Django's own "django" console handler would print it a second time while DEBUG is on).
+LOGGING["loggers"] = {  # noqa: F405
+    "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False}
+}
