@@ -3,7 +3,7 @@
 - The heartbeat: ``games.services.presence_touch`` with every open socket's
   channel, one call per ``GAMENOOK_LIVE_HEARTBEAT_SECONDS``, so a record whose
   process died stops being touched and the games layer can tell.
-- The recheck: the version (seq, status, seats taken) of every table a socket
+- The recheck: the version (seq, status, presence, seats taken) of every table a socket
   shows, one query per ``GAMENOOK_LIVE_RECHECK_SECONDS``; a socket whose view is
   older than its table is told to rebuild it. The push (``live.receivers``) is
   the main path; this catches a message the layer lost, and with the in-memory
@@ -28,8 +28,8 @@ from . import conf
 
 logger = logging.getLogger(__name__)
 
-#: What a socket shows of its table: (seq, status, seats taken).
-Version = tuple[int, str, int]
+#: What a socket shows of its table: (seq, status, presence version, seats taken).
+Version = tuple[int, str, int, int]
 
 
 @dataclass

@@ -326,6 +326,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     except ServiceError as exc:
         return _forbidden(request, exc)
     context["etag"] = "" if version is None else _etag(table_id, version)
+    # Real-time tables are pushed to over their WebSocket (live/, docs/web.md).
+    context["socket_url"] = f"/ws/tables/{table.pk}/" if table.realtime else ""
     response = render(request, "web/table.html", context)
     response["Cache-Control"] = "private, no-cache"
     return response
