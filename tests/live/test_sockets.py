@@ -347,3 +347,23 @@ def test_the_recheck_finds_a_change_whose_push_was_lost(layer: str) -> None:
         await comm.disconnect()
 
     run(scenario)
+
+
+def test_a_socket_at_a_lobby_learns_of_a_seat_taken_at_the_next_lobby_recheck() -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    table = services.table_create(host=alice, seat_count=3, move_timer="fast")
+    key = token_for(alice)
+
+    async def scenario() -> None:
+        comm = socket(table.pk, token=key)
+        assert (await comm.connect(timeout=20))[0]
+        first = await frame(comm)
+        assert [s["username"] for s in first["view"]["seats"]] == ["alice"]
+        assert await ticker.recheck(lobbies_only=True) == 0
+        await database_sync_to_async(services.table_join)(table_id=table.pk, user=bob)
+        assert await ticker.recheck(lobbies_only=True) == 1
+        got = await frame(comm)
+        assert [s["username"] for s in got["view"]["seats"]] == ["alice", "bob"]
+        await comm.disconnect()
+
+    run(scenario)
