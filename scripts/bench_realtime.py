@@ -34,7 +34,6 @@ import json
 import os
 import platform
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -164,7 +163,7 @@ async def _human(
                 stats.actions += 1
 
 
-def _setup_django(args: argparse.Namespace, env: dict[str, str]) -> None:
+def _setup_django(env: dict[str, str]) -> None:
     os.environ.update(env)
     import django
 
@@ -276,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     env = _env(args, folder)
     python = str(Path(sys.executable))
     subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    _setup_django(args, env)
+    _setup_django(env)
     tokens, opener = _humans_and_tables(args.tables, args)
 
     port = _free_port()
