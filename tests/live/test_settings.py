@@ -56,7 +56,7 @@ def test_make_run_serves_through_daphne_and_production_needs_no_daphne_app() -> 
     assert _setting("local", "s.INSTALLED_APPS[0]") == "daphne"
     assert "daphne" not in str(_setting("production", "s.INSTALLED_APPS"))
     assert _setting("production", "s.CHANNEL_LAYERS['default']['CONFIG']['hosts']") == [
-        "redis://127.0.0.1:6379/1"
+        {"address": "redis://127.0.0.1:6379/1", "socket_timeout": 15}
     ]
 
 
