@@ -210,8 +210,10 @@ def sorted_hand(cards: Iterable[Card], side: int) -> list[Card]:
 
 
 # ``sorted_hand``'s key, (sort key, card) as one number: ``_HAND_ORDER[side][card]``.
-_HAND_ORDER: Final = tuple(tuple(SORT_OF[side][c] * DECK_SIZE + c for c in DECK) for side in (0, 1))
+# Lists, not tuples: a list's bound ``__getitem__`` is a fast call, a tuple's is not.
+_HAND_ORDER: Final = tuple([SORT_OF[side][c] * DECK_SIZE + c for c in DECK] for side in (0, 1))
+_POINTS_LIST: Final = tuple(list(points) for points in POINTS_OF)
 
 
 def hand_points(cards: Iterable[Card], side: int) -> int:
-    return sum(map(POINTS_OF[side].__getitem__, cards))
+    return sum(map(_POINTS_LIST[side].__getitem__, cards))

@@ -359,6 +359,19 @@ _UNPLAYABLE: Final[tuple[tuple[RefusalCode, ...], ...]] = tuple(
     for side in (LIGHT, DARK)
 )
 
+# ``_UNPLAYABLE`` for the cards a table's matching set leaves out, None for the
+# others, by card: ``_WHY_TOP[side][in_play + 1][top_card]`` (a list: its bound
+# ``__getitem__`` is a fast call). One list per distinct matching set.
+_WHY_BY_SET: Final[dict[tuple[int, frozenset[int]], list[RefusalCode | None]]] = {
+    (side, matching): [None if c in matching else _UNPLAYABLE[side][c] for c in DECK]
+    for side in (LIGHT, DARK)
+    for matching in {m for by_top in _MATCH_TOP[side] for m in by_top}
+}
+_WHY_TOP: Final[tuple[tuple[tuple[list[RefusalCode | None], ...], ...], ...]] = tuple(
+    tuple(tuple(_WHY_BY_SET[side, m] for m in by_top) for by_top in _MATCH_TOP[side])
+    for side in (LIGHT, DARK)
+)
+
 
 def _turn_refusal(s: GameState, playable: list[Card], card: Card) -> RefusalCode | None:
     """Why the seat to act may not play ``card`` of its hand now, or None.
@@ -409,10 +422,18 @@ def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
     if s.over or seat != s.current:  # _seat_refusal, but for the seat to act
         return [_seat_refusal(s, seat)] * len(hand)
     if s.pending is None:
-        # _turn_refusal for each card, without a call per card.
-        playable = playable_cards(s, hand)
-        why = _UNPLAYABLE[s.side]
-        return [None if c in playable else why[c] for c in hand]
+        # _turn_refusal for each card, without a call per card: playable_cards'
+        # sets, tabulated as refusals by card.
+        side = s.side
+        in_play = s.color
+        why = _WHY_TOP[side][in_play + 1][s.discard[-1]]
+        out = list(map(why.__getitem__, hand))
+        restricted = _RESTRICTED[side]
+        if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+            return [
+                None if c in restricted else reason for c, reason in zip(hand, out, strict=True)
+            ]
+        return out
     return [_turn_refusal(s, [], c) for c in hand]
 
 
