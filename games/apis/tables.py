@@ -13,13 +13,20 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.utils.http import parse_etags
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import flip
+from flip import realtime
 from games import selectors, services
 from games.followups import run_bots_after_commit
 from games.models import Seat, Table
@@ -39,6 +46,9 @@ from .typed import GameViewSerializer
 
 TAG = ["tables"]
 
+TURN_BY_TURN, REAL_TIME = "turn_by_turn", "real_time"
+MODES = [TURN_BY_TURN, REAL_TIME]
+
 
 def _errors(*codes: int) -> dict[int, Any]:
     return {code: ErrorSerializer for code in codes}
@@ -53,15 +63,38 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(allow_null=True, help_text="Null for a bot.")
     bot_level = serializers.CharField(allow_null=True, help_text="Null for a person.")
     left = serializers.BooleanField(help_text="True once the seat has left the game.")
+    # Real-time play (rulings 17 and 18): public, in every seat's view and the watcher's.
+    strikes = serializers.IntegerField(
+        help_text="Real time: turns this seat's player ran out of time on; the third "
+        "hands the seat to a Normal bot for good."
+    )
+    connected = serializers.BooleanField(
+        allow_null=True,
+        help_text="Real time: whether the player has a connection open. Null turn by "
+        "turn, and for a bot.",
+    )
+    held_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Real time: the player's last connection closed; the seat is held for "
+        "them until this instant, then a bot plays it until they return.",
+    )
+    away = serializers.BooleanField(
+        help_text="Real time: a Normal bot plays this seat until its player connects again."
+    )
+    replaced = serializers.BooleanField(
+        help_text="A bot took this seat from its player for good (three strikes, or a moderator)."
+    )
 
 
 def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
+    connected = selectors.connected_users(table)
     return [
         {
             "number": seat.number,
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
+            **selectors.seat_presence(seat, connected),
         }
         for seat in sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
     ]
@@ -81,8 +114,16 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     two_seat_reverse_skips = serializers.BooleanField()
     scoring = serializers.ChoiceField(choices=Table.Scoring.choices)
     target = serializers.IntegerField()
-    turn_hours = serializers.IntegerField()
-    timeout_policy = serializers.ChoiceField(choices=Table.TimeoutPolicy.choices)
+    turn_hours = serializers.IntegerField(help_text="Turn by turn: the deadline of a turn.")
+    timeout_policy = serializers.ChoiceField(
+        choices=Table.TimeoutPolicy.choices,
+        help_text="Turn by turn: what a missed deadline does.",
+    )
+    mode = serializers.SerializerMethodField()
+    move_timer = serializers.SerializerMethodField()
+    move_seconds = serializers.IntegerField(
+        allow_null=True, help_text="Real time: the move timer in seconds; null turn by turn."
+    )
     allow_watchers = serializers.BooleanField()
     seats = serializers.SerializerMethodField()
     open_seats = serializers.SerializerMethodField()
@@ -93,6 +134,17 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     turn_started_at = serializers.DateTimeField(allow_null=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
 
+    @extend_schema_field(serializers.ChoiceField(choices=MODES))
+    def get_mode(self, table: Table) -> str:
+        return REAL_TIME if table.realtime else TURN_BY_TURN
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=list(realtime.MOVE_TIMERS), allow_null=True)
+    )
+    def get_move_timer(self, table: Table) -> str | None:
+        return None if table.move_seconds is None else realtime.timer_name(table.move_seconds)
+
+    @extend_schema_field(SeatOutputSerializer(many=True))
     def get_seats(self, table: Table) -> list[dict[str, Any]]:
         return _seats(table)
 
@@ -104,7 +156,10 @@ class TableOutputSerializer(serializers.Serializer[Any]):
 
 class ViewOutputSerializer(serializers.Serializer[Any]):
     table = serializers.IntegerField()
-    seq = serializers.IntegerField(help_text="The table's sequence number; also the ETag.")
+    seq = serializers.IntegerField(
+        help_text="The table's sequence number; the ETag is it (with a count of presence "
+        "changes at a real-time table)."
+    )
     status = serializers.ChoiceField(choices=Table.Status.choices)
     seats = SeatOutputSerializer(many=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
@@ -148,9 +203,10 @@ def _view_out(table: Table, seat: int | None, rows: list[Seat] | None = None) ->
 
 
 def _etag(table: Table, body: dict[str, Any] | None = None) -> str:
-    """``"<seq>"`` once the game runs; in the lobby (seq 0) seats come and go, so a digest."""
+    """``"<seq>"`` once the game runs (``"<seq>.<n>"`` after n changes of presence at a
+    real-time table); in the lobby (seq 0) seats come and go, so a digest."""
     if table.seq > 0:
-        return f'"{table.seq}"'
+        return f'"{selectors.view_version(table)}"'
     digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
     return f'"0-{digest[:16]}"'
 
@@ -172,7 +228,7 @@ def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, 
     events = flip.events_view(result.events, seat)
     table = result.table
     state = result.state
-    if not state.over and any(row.number == state.current and row.is_bot for row in rows):
+    if not state.over and any(row.number == state.current and row.bot_plays for row in rows):
         run_bots_after_commit(table_id)
         table = selectors.table_get(table_id)
     view = _view_out(table, seat, rows)
@@ -207,21 +263,61 @@ class TableListApi(APIView):
         count = serializers.IntegerField()
         results = TableOutputSerializer(many=True)
 
-    @extend_schema_serializer(component_name="TableCreateInput")
-    class InputSerializer(serializers.Serializer[Any]):
+    class _GameInput(serializers.Serializer[Any]):
+        """The options of the game itself, whichever the mode."""
+
         seat_count = StrictIntegerField(min_value=2, max_value=10)
         two_seat_reverse_skips = StrictBooleanField(required=False, default=True)
         scoring = StrictChoiceField(
             choices=Table.Scoring.choices, required=False, default=Table.Scoring.SINGLE
         )
         target = StrictChoiceField(choices=list(Table.TARGETS), required=False, default=500)
+        allow_watchers = StrictBooleanField(required=False, default=False)
+
+    @extend_schema_serializer(component_name="TurnByTurnTableInput")
+    class TurnByTurnInput(_GameInput):
+        """A turn-by-turn table: a deadline of hours per turn, a policy when it passes."""
+
+        mode = StrictChoiceField(
+            choices=[TURN_BY_TURN],
+            required=False,
+            default=TURN_BY_TURN,
+            help_text="turn_by_turn, the default: each turn has a deadline of hours.",
+        )
         turn_hours = StrictChoiceField(choices=list(Table.TURN_HOURS), required=False, default=24)
         timeout_policy = StrictChoiceField(
             choices=Table.TimeoutPolicy.choices,
             required=False,
             default=Table.TimeoutPolicy.BOT,
         )
-        allow_watchers = StrictBooleanField(required=False, default=False)
+
+    @extend_schema_serializer(component_name="RealTimeTableInput")
+    class RealTimeInput(_GameInput):
+        """A real-time table: a move timer of seconds, three strikes (rulings 17 and 18)."""
+
+        mode = StrictChoiceField(
+            choices=[REAL_TIME], help_text="real_time: each move has a timer of seconds."
+        )
+        move_timer = StrictChoiceField(
+            choices=list(realtime.MOVE_TIMERS),
+            required=False,
+            default="normal",
+            help_text="Relaxed (45 s), normal (30 s) or fast (15 s).",
+        )
+
+    #: The request body: one of the two modes' fields (``mode`` tells which).
+    create_input = PolymorphicProxySerializer(
+        component_name="TableCreateInput",
+        serializers=[TurnByTurnInput, RealTimeInput],
+        resource_type_field_name=None,
+    )
+
+    def parse_create(self, data: Any) -> dict[str, Any]:
+        """A table's options from the body, by the fields of its mode."""
+        real_time = isinstance(data, dict) and data.get("mode") == REAL_TIME
+        parsed = parse_input(self.RealTimeInput if real_time else self.TurnByTurnInput, data)
+        parsed.pop("mode")
+        return parsed
 
     @extend_schema(
         tags=TAG,
@@ -247,12 +343,14 @@ class TableListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Open a table; you take seat 0 and host it",
-        request=InputSerializer,
+        description="Turn by turn (deadlines of 12, 24 or 72 hours) unless `mode` is "
+        "`real_time` (a move timer): each mode takes its own fields and refuses the other's.",
+        request=create_input,
         responses={201: TableOutputSerializer, **_errors(400, 401, 409, 422, 429)},
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        data = parse_input(self.InputSerializer, request.data)
+        data = self.parse_create(request.data)
         table = services.table_create(host=request_user(request), **data)
         return Response(_table_out(table), status=status.HTTP_201_CREATED)
 
