@@ -70,7 +70,23 @@
     return true;
   }
 
+  // A real-time table's page listens on its WebSocket (live.js's socket transport,
+  // which reconnects by itself); a turn-by-turn page polls.
+  const banner = document.getElementById("reconnecting");
+  function connection(state) {
+    // "reconnecting" while the socket is down, "open" once it is back.
+    const down = state === "reconnecting";
+    banner.hidden = !down;
+    banner.textContent = down ? "Reconnecting…" : "";
+    document.body.classList.toggle("offline", down);
+  }
+  const socketUrl = root.dataset.socketUrl;
+  const useSocket = Boolean(socketUrl && Gamenook.live.transports.socket);
+
   const live = Gamenook.live.connect({
+    transport: useSocket ? "socket" : "poll",
+    socketUrl,
+    onState: connection,
     url: root.dataset.liveUrl,
     etag: root.dataset.etag,
     onUpdate: (html, etag) => {
