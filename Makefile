@@ -55,7 +55,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications accounts web gamenook
+	$(BIN)/mypy games notifications accounts live web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest

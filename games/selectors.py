@@ -592,3 +592,22 @@ def user_has_history(*, user: User) -> bool:
         Table.objects.filter(host=user).exists()
         or Seat.objects.filter(Q(user=user) | Q(previous_user=user)).exists()
     )
+
+
+# ----------------------------------------------------------------------------
+# For the WebSocket layer (``live/``)
+
+
+def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int]]:
+    """``{table id: (seq, status, seats taken)}`` of the tables among ``table_ids``, one query.
+
+    What a process's open sockets recheck now and then (``live.ticker``): a table
+    whose version moved without a push reaching them is pushed again. In the
+    lobby, where seq stays 0, the number of seats taken moves instead.
+    """
+    rows = (
+        Table.objects.filter(pk__in=table_ids)
+        .annotate(taken=Count("seats"))
+        .values_list("pk", "seq", "status", "taken")
+    )
+    return {pk: (seq, status, taken) for pk, seq, status, taken in rows}

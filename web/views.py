@@ -345,6 +345,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     except ServiceError as exc:
         return _forbidden(request, exc)
     context["etag"] = "" if version is None else _etag(table_id, version)
+    # A real-time table is pushed to over its WebSocket (live/, docs/api.md "WebSockets");
+    # the page's socket also tells the table that this player is here (ruling 18).
+    context["socket_url"] = f"/ws/tables/{table.pk}/" if table.realtime else ""
     response = render(request, "web/table.html", context)
     response["Cache-Control"] = "private, no-cache"
     return response

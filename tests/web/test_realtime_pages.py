@@ -162,7 +162,7 @@ def test_the_real_time_page_asks_for_its_socket_and_has_a_reconnecting_banner() 
     table = start_table(alice, bob, move_timer="normal")
     page = logged_in(alice).get(f"/tables/{table.pk}/").content.decode()
     assert f'data-socket-url="/ws/tables/{table.pk}/"' in page
-    assert re.search(r'<p id="reconnecting"[^>]*role="status"[^>]*hidden>', page)
+    assert re.search(r'<p id="live-status"[^>]*role="status"[^>]*hidden>[^<]*reconnecting', page)
 
 
 def test_a_presence_change_changes_the_live_parts_etag() -> None:

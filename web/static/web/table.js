@@ -70,25 +70,17 @@
     return true;
   }
 
-  // A real-time table's page listens on its WebSocket (live.js's socket transport,
-  // which reconnects by itself); a turn-by-turn page polls.
-  const banner = document.getElementById("reconnecting");
-  function connection(state) {
-    // "reconnecting" while the socket is down, "open" once it is back.
-    const down = state === "reconnecting";
-    banner.hidden = !down;
-    banner.textContent = down ? "Reconnecting…" : "";
-    document.body.classList.toggle("offline", down);
-  }
-  const socketUrl = root.dataset.socketUrl;
-  const useSocket = Boolean(socketUrl && Gamenook.live.transports.socket);
-
+  // Real-time tables carry data-socket-url and are pushed to; the others poll.
+  const status = document.getElementById("live-status");
   const live = Gamenook.live.connect({
-    transport: useSocket ? "socket" : "poll",
-    socketUrl,
-    onState: connection,
     url: root.dataset.liveUrl,
     etag: root.dataset.etag,
+    transport: root.dataset.socketUrl ? "socket" : "poll",
+    socketUrl: root.dataset.socketUrl,
+    // The socket dropped: say so until it is back (it reconnects by itself).
+    onState: (state) => {
+      if (status) status.hidden = state !== "reconnecting";
+    },
     onUpdate: (html, etag) => {
       // While our own move is on its way its answer is the news: a poll that lands
       // first would let the player act on a page the answer is about to replace.
@@ -99,6 +91,9 @@
       return accepted;
     },
   });
+
+  // For the page's other scripts (the move timer, the strikes): the live connection.
+  Gamenook.table = {live};
 
   // Every form in the live part is sent in the background; the answer carries the new fragment.
   document.addEventListener("submit", async (event) => {
