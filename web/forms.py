@@ -74,6 +74,7 @@ class TableForm(Form):
         choices=MODE_CHOICES,
         initial=TURN_BY_TURN,
         widget=forms.RadioSelect,
+        required=False,  # as the API: turn by turn unless asked
     )
     turn_hours = forms.TypedChoiceField(
         label="Time for each turn",
@@ -108,9 +109,9 @@ class TableForm(Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        mode = data.get("mode")
-        if mode is None:
+        if "mode" in self.errors:
             return data
+        mode = data["mode"] = data.get("mode") or TURN_BY_TURN
         for name in self.MODE_FIELDS[mode]:
             if data.get(name) in (None, "") and name not in self.errors:
                 self.add_error(name, "Choose one.")
