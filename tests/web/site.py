@@ -144,16 +144,24 @@ def site(tmp_path: Path) -> Iterator[Site]:
 
 @pytest.fixture
 def site_page(browser: Any, site: Site) -> Iterator[Any]:
-    """Open a page at ``site`` in a browser context of its own (``context=`` reuses one)."""
+    """Open a page at ``site`` in a browser context of its own (``context=`` reuses one).
+
+    ``clock_ahead_ms``: the context's clock is that far ahead of the server's.
+    """
     contexts: list[Any] = []
 
-    def open_page(context: Any = None, width: int = 1100, height: int = 900) -> Any:
+    def open_page(
+        context: Any = None, width: int = 1100, height: int = 900, clock_ahead_ms: int = 0
+    ) -> Any:
         if context is None:
             context = browser.new_context(
                 viewport={"width": width, "height": height}, base_url=site.url
             )
             context.set_default_timeout(15_000)
             contexts.append(context)
+            if clock_ahead_ms:  # a browser whose clock is wrong: Date.now() runs ahead
+                ahead = f"Date.now = () => now() + {clock_ahead_ms};"
+                context.add_init_script(f"(() => {{ const now = Date.now; {ahead} }})()")
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
