@@ -598,8 +598,8 @@ def user_has_history(*, user: User) -> bool:
 # For the WebSocket layer (``live/``)
 
 
-def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int]]:
-    """``{table id: (seq, status, seats taken)}`` of the tables among ``table_ids``, one query.
+def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int, int]]:
+    """``{table id: (seq, status, presence version, seats taken)}`` of ``table_ids``, one query.
 
     What a process's open sockets recheck now and then (``live.ticker``): a table
     whose version moved without a push reaching them is pushed again. In the
@@ -608,6 +608,11 @@ def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int]]:
     rows = (
         Table.objects.filter(pk__in=table_ids)
         .annotate(taken=Count("seats"))
-        .values_list("pk", "seq", "status", "taken")
+        .values_list("pk", "seq", "status", "presence_version", "taken")
     )
-    return {pk: (seq, status, taken) for pk, seq, status, taken in rows}
+    return {pk: (seq, status, presence, taken) for pk, seq, status, presence, taken in rows}
+
+
+def table_live_version(table: Table) -> tuple[int, str, int, int]:
+    """``table``'s entry of ``tables_versions`` (its seats read once more)."""
+    return table.seq, table.status, table.presence_version, table.seats.count()

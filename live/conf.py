@@ -15,6 +15,11 @@ def recheck_seconds() -> float:
     return float(settings.GAMENOOK_LIVE_RECHECK_SECONDS)
 
 
+def lobby_recheck_seconds() -> float:
+    """How often a process reads the versions of the lobbies its sockets show."""
+    return float(settings.GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS)
+
+
 def max_frame_bytes() -> int:
     """The largest frame a socket reads; a larger one is answered ``request_too_large``."""
     return int(settings.GAMENOOK_LIVE_MAX_FRAME_BYTES)

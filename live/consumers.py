@@ -44,7 +44,7 @@ from games.services import MoveResult
 
 from . import conf
 from .receivers import group_name
-from .ticker import ticker
+from .ticker import Version, ticker
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,9 @@ logger = logging.getLogger(__name__)
 REFUSALS = (ServiceError, selectors.RuleError, exceptions.APIException)
 
 _RENDERER = JSONRenderer()  # the API's own rendering of a body
+
+#: An answer to a move: the actions endpoint's body, its ETag, the table's version.
+Answer = tuple[dict[str, Any], str, Version]
 
 
 class UnknownMessage(ServiceError):
@@ -84,10 +87,6 @@ def refusal(exc: Exception) -> tuple[int, dict[str, Any]]:
     return response.status_code, dict(response.data)
 
 
-def _version(body: dict[str, Any]) -> tuple[int, str, int]:
-    return body["seq"], body["status"], len(body["seats"])
-
-
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     user: User | None
@@ -104,8 +103,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.admitted = self.closing = False
         user = self.scope.get("user")
         self.user = user if isinstance(user, User) and user.is_authenticated else None
-        # Accepted first: a refusal is a frame the client can read, then the close.
-        await self.accept()
         try:
             if "auth_error" in self.scope:
                 raise cast(dict[str, Any], self.scope)["auth_error"]
@@ -113,15 +110,19 @@ class TableConsumer(AsyncWebsocketConsumer):
                 raise exceptions.NotAuthenticated()
             await database_sync_to_async(self._admit)()
         except REFUSALS as exc:
+            # Accepted all the same: a refusal is a frame the client can read, then the close.
+            await self.accept()
             await self._refuse(exc)
             return
         # Joined before the first view is built: no change can fall between the two.
         await self.channel_layer.group_add(group_name(self.table_id), self.channel_name)
         self.admitted = True
         ticker.add(self.channel_name, self.table_id)
+        # Counted as connected before the client learns the socket is open.
         await database_sync_to_async(services.presence_open)(
             table_id=self.table_id, user=self.user, channel=self.channel_name
         )
+        await self.accept()
         await self.push_view()
 
     async def disconnect(self, code: int) -> None:  # noqa: ARG002 (Channels' signature)
@@ -175,11 +176,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Send this user's view as it is now, unless it is the one last sent."""
         async with self.lock:
             try:
-                body, etag = await database_sync_to_async(self._view)()
+                body, etag, version = await database_sync_to_async(self._view)()
             except REFUSALS as exc:  # no longer allowed to see the table, or it is gone
                 await self._refuse(exc)
                 return
-            await self._send_view(body, etag)
+            await self._send_view(body, etag, version)
 
     # --- sync work, in Channels' database thread ------------------------------
 
@@ -192,9 +193,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _admit(self) -> None:
         self._seat(selectors.table_get(self.table_id))
 
-    def _view(self) -> tuple[dict[str, Any], str]:
+    def _view(self) -> tuple[dict[str, Any], str, Version]:
         table = selectors.table_get(self.table_id)
-        return view_answer(table, self._seat(table))
+        body, etag = view_answer(table, self._seat(table))
+        return body, etag, selectors.table_live_version(table)
 
     def _throttle(self) -> None:
         # The REST API's budget for writes at tables, shared with it: a user's
@@ -204,7 +206,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not throttle.allow_request(caller, None):  # type: ignore[arg-type]
             raise exceptions.Throttled(throttle.wait())
 
-    def _act(self, frame: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    def _act(self, frame: dict[str, Any]) -> Answer:
         assert self.user is not None  # noqa: S101
         self._throttle()
         data = parse_input(TableActionApi.InputSerializer, frame["action"])
@@ -216,32 +218,37 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         return self._moved(result)
 
-    def _concede(self) -> tuple[dict[str, Any], str]:
+    def _concede(self) -> Answer:
         assert self.user is not None  # noqa: S101
         self._throttle()
         return self._moved(services.table_concede(table_id=self.table_id, user=self.user))
 
-    def _moved(self, result: MoveResult) -> tuple[dict[str, Any], str]:
+    def _moved(self, result: MoveResult) -> Answer:
         assert self.user is not None  # noqa: S101
-        return move_answer(self.table_id, result, self.user)
+        body, etag = move_answer(self.table_id, result, self.user)
+        # The table row the answer was built from stays inside move_answer (bots may
+        # have moved after the move): a version no table has makes the next recheck
+        # rebuild the view once, which sends nothing if it is this one.
+        view = body["view"]
+        return body, etag, (view["seq"], view["status"], -1, len(view["seats"]))
 
     # --- frames to the client --------------------------------------------------
 
-    async def _answer(self, answer: tuple[dict[str, Any], str]) -> None:
-        body, etag = answer
+    async def _answer(self, answer: Answer) -> None:
+        body, etag, version = answer
         async with self.lock:
             await self._send_json({"type": "moved", "seq": body["seq"], "events": body["events"]})
-            await self._send_view(body["view"], etag)
+            await self._send_view(body["view"], etag, version)
 
-    async def _send_view(self, body: dict[str, Any], etag: str) -> None:
+    async def _send_view(self, body: dict[str, Any], etag: str, version: Version) -> None:
         """Send a view (the lock is held); never one older than the last sent, nor it again."""
         if body["seq"] < self.last_seq:
             return
+        ticker.shown(self.channel_name, version)
         text = self._render({"type": "view", "etag": etag, "view": body})
         if text == self.last_text:
             return
         self.last_text, self.last_seq = text, body["seq"]
-        ticker.shown(self.channel_name, _version(body))
         await self.send(text_data=text)
 
     async def _send_error(self, exc: Exception) -> None:

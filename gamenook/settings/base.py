@@ -195,6 +195,8 @@ GAMENOOK_LIVE_HEARTBEAT_SECONDS = env.float("GAMENOOK_LIVE_HEARTBEAT_SECONDS", d
 # what changed without a message on the layer (a lost message, or the in-memory layer
 # while a worker plays): the safety net of the push, never its main path.
 GAMENOOK_LIVE_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_RECHECK_SECONDS", default=10.0)
+# A lobby's changes (seats taken, given up) send no signal: its sockets read it this often.
+GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS", default=1.0)
 # The largest frame a socket reads; an action is a few dozen bytes.
 GAMENOOK_LIVE_MAX_FRAME_BYTES = env.int("GAMENOOK_LIVE_MAX_FRAME_BYTES", default=16_384)
 

@@ -12,6 +12,7 @@ each layer there is: in-memory, and Redis's when configured.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 from collections.abc import Awaitable, Callable, Iterator
@@ -19,6 +20,8 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from channels import layers as channels_layers
+from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
@@ -29,6 +32,9 @@ from django.test import Client
 from accounts import services as accounts
 from gamenook.asgi import application
 from gamenook.settings.base import channel_layers
+from games import selectors
+from games.models import Table
+from live.ticker import ticker
 from tests.factories import known_deals, make_user
 
 __all__ = ["known_deals", "make_user"]
@@ -40,15 +46,30 @@ _tokens = itertools.count()
 
 
 def run(scenario: Callable[..., Awaitable[Any]], *args: Any) -> Any:
-    """Run an async scenario from a sync test (its database work stays in this thread)."""
-    return async_to_sync(scenario)(*args)
+    """Run an async scenario from a sync test (its database work stays in this thread).
+
+    Each scenario runs in an event loop of its own; Redis's layer keeps locks tied
+    to the loop that first used them, so the next scenario gets a new layer.
+    """
+    try:
+        return async_to_sync(scenario)(*args)
+    finally:
+        channels_layers.channel_layers.backends.clear()
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 @pytest.fixture(autouse=True)
 def _live_db(transactional_db: None) -> Iterator[None]:
     cache.clear()  # the actions' rate limit counts in the cache
     layer = get_channel_layer()
-    if hasattr(layer, "flush"):
+    if hasattr(layer, "flush") and not _loop_running():  # (Playwright's sync API runs one)
         async_to_sync(layer.flush)()  # Redis's layer: no group left from another test
     # Channels closes an expired connection around each database call; with the
     # default CONN_MAX_AGE of 0 that is a new connection per call. Production keeps
@@ -57,6 +78,7 @@ def _live_db(transactional_db: None) -> Iterator[None]:
     connection.settings_dict["CONN_MAX_AGE"] = None
     connection.close()
     yield
+    ticker.sockets.clear()  # a test that failed half-way leaves no socket to the next
     connection.settings_dict["CONN_MAX_AGE"] = kept
     connection.close()
     cache.clear()
@@ -127,6 +149,22 @@ async def view_at(comm: WebsocketCommunicator, seq: int) -> dict[str, Any]:
         assert got["type"] in ("view", "moved"), got
         if got["type"] == "view" and got["view"]["seq"] >= seq:
             assert got["view"]["seq"] == seq, (got["view"]["seq"], seq)
+            return got
+
+
+def _current_etag(table_id: int) -> str:
+    table = Table.objects.get(pk=table_id)
+    return f'"{selectors.view_version(table)}"'
+
+
+async def view_now(comm: WebsocketCommunicator, table_id: int) -> dict[str, Any]:
+    """Views until the one of the table as it is now (others opening sockets change
+    presence, and each change is a view)."""
+    etag = await database_sync_to_async(_current_etag)(table_id)
+    while True:
+        got = await frame(comm)
+        assert got["type"] == "view", got
+        if got["etag"] == etag:
             return got
 
 

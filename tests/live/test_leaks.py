@@ -21,7 +21,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from games import services
+from games import selectors, services
 from games.models import Move, Table
 from tests.games.test_api_leaks import (
     _table,
@@ -48,9 +48,13 @@ def _moves(table_id: int, seq: int) -> dict[str, Any]:
 
 
 async def _frames_until(
-    comm: WebsocketCommunicator, table_id: int, seat: int | None, seq: int
+    comm: WebsocketCommunicator, table_id: int, seat: int | None, seq: int, etag: str = ""
 ) -> dict[str, Any]:
-    """Read and check every frame up to the view of ``seq``; the table stands at ``seq``."""
+    """Read and check every frame up to the view of ``seq`` (with ``etag``, when given).
+
+    The table stands at ``seq``. With ``etag`` the views before it are those of
+    the other sockets connecting (each a change of presence, same seq).
+    """
     real = await database_sync_to_async(_table)(table_id)
     assert real[0] == seq
     while True:
@@ -64,7 +68,8 @@ async def _frames_until(
         assert got["type"] == "view", got
         assert got["view"]["seq"] == seq, (got["view"]["seq"], seq)
         view = check_view(json.dumps(got["view"]).encode(), table_id, seat, real)
-        return view
+        if not etag or got["etag"] == etag:
+            return view
 
 
 async def _check_answer(text: str, table_id: int, seat: int) -> None:
@@ -81,8 +86,10 @@ def _setup(index: int) -> tuple[int, dict[int | None, str], int]:
     rng = random.Random(index)
     people, bots = LAYOUTS[index % len(LAYOUTS)]
     users = [make_user() for _ in range(people)]
+    # Every other game at a real-time table: its views carry presence too.
+    timer = "fast" if index % 2 else None
     table = services.table_create(
-        host=users[0], seat_count=people + bots, allow_watchers=True, turn_hours=24
+        host=users[0], seat_count=people + bots, allow_watchers=True, move_timer=timer
     )
     for user in users[1:]:
         services.table_join(table_id=table.pk, user=user)
@@ -93,6 +100,10 @@ def _setup(index: int) -> tuple[int, dict[int | None, str], int]:
     keys: dict[int | None, str] = {n: token_for(u) for n, u in enumerate(users)}
     keys[WATCHER] = token_for(make_user())
     return table.pk, keys, people
+
+
+def _etag(table_id: int) -> str:
+    return f'"{selectors.view_version(Table.objects.get(pk=table_id))}"'
 
 
 def _state(table_id: int) -> tuple[int, int | None, str]:
@@ -110,7 +121,8 @@ async def _play(
         for comm in comms.values():
             assert (await comm.connect(timeout=WAIT))[0]
         seq, to_act, status = await database_sync_to_async(_state)(table_id)
-        views = {s: await _frames_until(c, table_id, s, seq) for s, c in comms.items()}
+        etag = await database_sync_to_async(_etag)(table_id)
+        views = {s: await _frames_until(c, table_id, s, seq, etag) for s, c in comms.items()}
         for _ in range(3000):
             if status != Table.Status.ACTIVE:
                 break

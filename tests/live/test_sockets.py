@@ -25,6 +25,7 @@ from tests.live.conftest import (
     socket,
     token_for,
     view_at,
+    view_now,
 )
 
 
@@ -57,8 +58,8 @@ def test_a_seat_gets_the_api_view_of_its_seat_at_once(layer: str) -> None:
         connected, _ = await comm.connect(timeout=20)
         assert connected
         got = await frame(comm)
-        await comm.disconnect()
         body, etag = await database_sync_to_async(_api_view)(bob, table.pk)
+        await comm.disconnect()
         assert got == {"type": "view", "etag": etag, "view": body}
         assert got["view"]["game"]["seat"] == 1
 
@@ -74,8 +75,8 @@ def test_a_watcher_gets_the_watcher_view(layer: str) -> None:
         comm = socket(table.pk, token=key)
         assert (await comm.connect(timeout=20))[0]
         got = await frame(comm)
-        await comm.disconnect()
         body, etag = await database_sync_to_async(_api_view)(carol, table.pk)
+        await comm.disconnect()
         assert got["view"] == body and got["etag"] == etag
         assert got["view"]["game"]["seat"] is None
         assert got["view"]["game"]["hand"] == []
@@ -274,7 +275,8 @@ def test_bad_frames_are_answered_in_the_api_error_shape_and_change_nothing() -> 
         idle = socket(table.pk, token=keys[1 - to_act])
         for c in (comm, idle):
             assert (await c.connect(timeout=20))[0]
-            await view_at(c, seq)
+        for c in (comm, idle):
+            await view_now(c, table.pk)
         for text, code, status in frames:
             await comm.send_to(text_data=text)
             got = await frame(comm)
@@ -290,6 +292,7 @@ def test_bad_frames_are_answered_in_the_api_error_shape_and_change_nothing() -> 
             await send(c, {"type": "ping"})
             assert await frame(c) == {"type": "pong"}
             assert await c.receive_nothing(timeout=0.2)
+        for c in (comm, idle):
             await c.disconnect()
 
     run(scenario)
@@ -341,6 +344,26 @@ def test_the_recheck_finds_a_change_whose_push_was_lost(layer: str) -> None:
         assert await ticker.recheck() == 1
         got = await view_at(comm, table.seq + 1)
         assert got["view"]["game"]["seat"] == 1
+        await comm.disconnect()
+
+    run(scenario)
+
+
+def test_a_socket_at_a_lobby_learns_of_a_seat_taken_at_the_next_lobby_recheck() -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    table = services.table_create(host=alice, seat_count=3, move_timer="fast")
+    key = token_for(alice)
+
+    async def scenario() -> None:
+        comm = socket(table.pk, token=key)
+        assert (await comm.connect(timeout=20))[0]
+        first = await frame(comm)
+        assert [s["username"] for s in first["view"]["seats"]] == ["alice"]
+        assert await ticker.recheck(lobbies_only=True) == 0
+        await database_sync_to_async(services.table_join)(table_id=table.pk, user=bob)
+        assert await ticker.recheck(lobbies_only=True) == 1
+        got = await frame(comm)
+        assert [s["username"] for s in got["view"]["seats"]] == ["alice", "bob"]
         await comm.disconnect()
 
     run(scenario)
