@@ -7,11 +7,15 @@ the channel layer, so one seat's view cannot reach another's socket.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
+import threading
+from collections.abc import Coroutine
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.dispatch import receiver
 
 from games.signals import table_changed
@@ -38,7 +42,45 @@ def on_table_changed(
     layer = get_channel_layer()
     if layer is None:
         return
+    message = {"type": "table.changed", "seq": seq}
     try:
-        async_to_sync(layer.group_send)(group_name(table_id), {"type": "table.changed", "seq": seq})
+        if isinstance(layer, InMemoryChannelLayer):
+            # Its consumers live on this process's event loop (make run's daphne).
+            async_to_sync(layer.group_send)(group_name(table_id), message)
+        else:
+            publisher.send(layer.group_send(group_name(table_id), message))
     except Exception:
         logger.exception("the push of table %s at seq %s failed", table_id, seq)
+
+
+class Publisher:
+    """One event loop per process, in a thread of its own, for publishing from sync code.
+
+    ``async_to_sync`` called from a web request or a Celery job (no event loop
+    there) makes a new loop per call, and Redis's layer a new connection for it:
+    that cost a move about 10 ms (docs/performance.md). This loop lives as long
+    as the process (a forked child makes its own), and so does its connection.
+    """
+
+    TIMEOUT = 5.0
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pid = 0
+        self.lock = threading.Lock()
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        with self.lock:
+            if self.loop is None or self.pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="live-publish", daemon=True)
+                thread.start()
+                self.loop, self.pid = loop, os.getpid()
+            return self.loop
+
+    def send(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run ``coroutine`` on the publishing loop and wait for it (at most ``TIMEOUT``)."""
+        asyncio.run_coroutine_threadsafe(coroutine, self._running_loop()).result(self.TIMEOUT)
+
+
+publisher = Publisher()

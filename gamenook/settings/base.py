@@ -179,10 +179,13 @@ def channel_layers(url: str) -> dict[str, dict[str, object]]:
     """
     if not url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # A socket waits for its messages with BZPOPMIN, 5 s at a time (channels-redis's
+    # brpop_timeout); redis-py's own read timeout is 5 s too, and when it fires first
+    # the socket dies of a TimeoutError. The client waits longer than the server.
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [url]},
+            "CONFIG": {"hosts": [{"address": url, "socket_timeout": 15}]},
         }
     }
 

@@ -20,7 +20,7 @@ import pytest
 from channels.routing import get_default_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.db import connections
+from django.db import connection, connections
 
 #: How long the child may take to listen.
 START_SECONDS = 30
@@ -64,6 +64,8 @@ def asgi_server(transactional_db: None) -> Iterator[AsgiServer]:
     """A running ``AsgiServer`` on the test database (pytest-django's transactional one)."""
     if multiprocessing.get_start_method() != "fork":
         pytest.skip("the ASGI test server forks the test process")
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("the ASGI test server's process cannot see an in-memory SQLite database")
     server = AsgiServer()
     server.start()
     yield server

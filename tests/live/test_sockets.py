@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import Permission, User
 from rest_framework.test import APIClient
@@ -364,6 +366,27 @@ def test_a_socket_at_a_lobby_learns_of_a_seat_taken_at_the_next_lobby_recheck() 
         assert await ticker.recheck(lobbies_only=True) == 1
         got = await frame(comm)
         assert [s["username"] for s in got["view"]["seats"]] == ["alice", "bob"]
+        await comm.disconnect()
+
+    run(scenario)
+
+
+def test_a_socket_idle_for_longer_than_the_layers_wait_stays_open(layer: str) -> None:
+    # Redis's layer waits for a socket's messages 5 s at a time; a client read
+    # timeout of its own as short once killed every socket idle that long.
+    if layer != "redis":
+        pytest.skip("the in-memory layer does not wait on Redis")
+    alice, bob = make_user("alice"), make_user("bob")
+    table = start_table(alice, bob)
+    key = token_for(alice)
+
+    async def scenario() -> None:
+        comm = socket(table.pk, token=key)
+        assert (await comm.connect(timeout=20))[0]
+        await frame(comm)
+        await asyncio.sleep(12)  # two of the layer's waits and more
+        await send(comm, {"type": "ping"})
+        assert await frame(comm) == {"type": "pong"}
         await comm.disconnect()
 
     run(scenario)
