@@ -6,7 +6,7 @@ the timers: each move timer and each end of a hold is an ETA job
 (``notifications.jobs.dispatch_at``) that the worker runs at its instant, and
 beat runs the real-time sweep behind them. All three work on the test's own
 database (pytest-django's transactional one) and on one Redis database,
-``GAMENOOK_TEST_REDIS_DB`` (the broker), flushed at the end.
+``GAMENOOK_TEST_REDIS_DB`` (the broker and the channel layer), flushed at the end.
 """
 
 from __future__ import annotations
@@ -97,11 +97,10 @@ def site(tmp_path: Path) -> Iterator[Site]:
         "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "GAMENOOK_TEST_BROKER_URL": url,
-        # The in-memory channel layer, as in `make run`: what the worker changes reaches
-        # the sockets by daphne's recheck. (Redis's layer drops every idle socket after
-        # 5 s with redis-py 8, whose socket_timeout became 5 s: channels_redis#422.)
-        "GAMENOOK_TEST_CHANNEL_LAYER_URL": "",
-        "GAMENOOK_LIVE_RECHECK_SECONDS": "0.5",
+        # Redis's channel layer, as in production: what the worker changes (a timeout, a
+        # hold's end, a bot's turn) is pushed to daphne's sockets as it commits, not
+        # found by the recheck (left at its 10 s).
+        "GAMENOOK_TEST_CHANNEL_LAYER_URL": url,
         "CELERY_TASK_DEFAULT_QUEUE": f"gamenook-rt-{uuid.uuid4().hex[:8]}",
         "CELERY_BEAT_SCHEDULE_FILENAME": str(tmp_path / "beat-schedule"),
         "GAMENOOK_SEAT_HOLD_SECONDS": str(HOLD_SECONDS),
@@ -109,6 +108,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
         "GAMENOOK_TEST_GAME_SEED": "browser-realtime",
         "PYTHONUNBUFFERED": "1",
     }
+    env.pop("GAMENOOK_LIVE_RECHECK_SECONDS", None)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser fixture's switch is ours only
     commands = {
         "daphne": [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port),

@@ -120,7 +120,7 @@ def test_a_fast_table_strikes_a_player_out_and_holds_the_seat_of_one_who_left(
     held = seat(alice, 1).locator("[data-rt=held]")
     held.wait_for(timeout=PUSH_MS)
     assert held.inner_text().startswith("disconnected, seat held until ")
-    seat(alice, 1).locator("[data-rt=away]").wait_for(timeout=TIMER_MS + HOLD_SECONDS * 1000)
+    seat(alice, 1).locator("[data-rt=away]").wait_for(timeout=PUSH_MS + HOLD_SECONDS * 1000)
     assert "played by a bot" in seat(alice, 1).inner_text()
 
     # Alice lets her move timer run out; each time her page counts a strike.
