@@ -55,7 +55,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications accounts web gamenook
+	$(BIN)/mypy games notifications accounts live web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest
@@ -93,7 +93,7 @@ bench-web: venv
 
 # The browser tests write the PNGs docs/web.md shows.
 screenshots: venv
-	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/test_browser.py
+	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/
 
 # Needs PostgreSQL and Redis: CLUSTER_DATABASE_URL names a scratch database (dropped and
 # created), CLUSTER_BROKER_URL an empty Redis database. See docs/deploy.md.
