@@ -12,6 +12,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
+from flip import realtime
 from flip.cards import SYMBOLS
 from flip.positions import Position
 
@@ -445,7 +446,8 @@ def color_symbol(color: str) -> str:
 
 def table_seats(table: Table) -> list[dict[str, Any]]:
     """The table's seats in order: number, the user's id and name or the bot level, left,
-    and the public facts of real-time play (``seat_presence``)."""
+    the public facts of real-time play (``seat_presence``) and, for a seat a bot took
+    from its player, that player's name (``previous_username``, public: they sat there)."""
     connected = connected_users(table)
     return [
         {
@@ -454,9 +456,12 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
+            "previous_username": (
+                seat.previous_user.username if seat.previous_user is not None else None
+            ),
             **seat_presence(seat, connected),
         }
-        for seat in table.seats.select_related("user").order_by("number")
+        for seat in table.seats.select_related("user", "previous_user").order_by("number")
     ]
 
 
@@ -514,6 +519,10 @@ def table_choices() -> dict[str, Any]:
         "scorings": list(Table.Scoring.choices),
         "targets": list(Table.TARGETS),
         "bot_levels": list(Seat.BotLevel.choices),
+        # Real time (flip.realtime): each move timer's name and seconds, and the strikes
+        # after which a bot takes the seat for good.
+        "move_timers": list(realtime.MOVE_TIMERS.items()),
+        "strikes_for_bot": realtime.STRIKES_FOR_BOT,
     }
 
 

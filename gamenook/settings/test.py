@@ -34,3 +34,7 @@ GAMENOOK_RUN_BOTS_INLINE = True
 # database (CI: .ci/run), the in-memory layer otherwise; some of them run on both.
 CHANNEL_LAYER_URL = env.str("GAMENOOK_TEST_CHANNEL_LAYER_URL", default="")
 CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
+
+# The real-time browser test (tests/web/test_browser_realtime.py) runs the server in a
+# process of its own; this makes it deal a known game there, as known_deals does here.
+GAMENOOK_GAME_SEED = env.str("GAMENOOK_TEST_GAME_SEED", default="")

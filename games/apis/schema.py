@@ -8,8 +8,8 @@ marks every object a request body uses, nested ones too, with
 it may take requires a field (drf-spectacular says so of a plain serializer,
 not of one of several shapes, such as a table of either mode). A string a
 body carries never holds a NUL character (DRF refuses it, PostgreSQL could not
-store it): each string property without a pattern of its own gets
-``NO_NUL`` as its pattern.
+store it): each string property without a pattern or a format of its own
+gets ``NO_NUL`` as its pattern.
 """
 
 from __future__ import annotations
@@ -56,7 +56,10 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
         if component.get("type") == "object":
             component["additionalProperties"] = False
             for prop in component.get("properties", {}).values():
-                if prop.get("type") == "string" and "pattern" not in prop and "enum" not in prop:
+                # A format (an e-mail address) admits no NUL already; a pattern beside it
+                # would make generators build addresses from the pattern alone.
+                plain = not {"pattern", "enum", "format"} & set(prop)
+                if prop.get("type") == "string" and plain:
                     prop["pattern"] = NO_NUL
         pending.extend(_refs(component))
     for path in result.get("paths", {}).values():
