@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -46,6 +46,9 @@ class MoveResult:
     moves: list[Move]
     #: True when the change began a new turn (a new deadline).
     new_turn: bool = False
+    #: The table's seats (with their users) as they stand after the change, when the
+    #: service read them anyway and knows them current; None: read them if needed.
+    seats: list[Seat] | None = None
 
     @property
     def seat(self) -> int | None:
@@ -64,19 +67,32 @@ def _lock_table(table_id: int) -> Table:
         raise NotFound() from None
 
 
-def _lock_table_with_seat(table_id: int, user: User) -> tuple[Table, Seat]:
-    """Lock the table row and read ``user``'s seat at it, in one statement."""
-    seat = (
-        Seat.objects.select_related("table")
+def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list[Seat]]:
+    """Lock the table row and read its seats with their users, in one statement.
+
+    Returns the table, ``user``'s seat and every seat in number order (each
+    seat's ``table`` is the one locked instance). The seats are not locked:
+    they are as the statement's snapshot saw them, which is current unless
+    another transaction changed the table while this one waited for the lock
+    (``table_apply_action`` says when it knows they are current).
+    """
+    seats = list(
+        Seat.objects.select_related("table", "user")
         .select_for_update(of=("table",))
-        .filter(table_id=table_id, user=user)
-        .first()
+        .filter(table_id=table_id)
+        .order_by("number")
     )
-    if seat is None:
+    if not seats:
         if not Table.objects.filter(pk=table_id).exists():
             raise NotFound()
         raise Forbidden("You hold no seat at this table.", code="not_seated")
-    return seat.table, seat
+    table = seats[0].table
+    for one in seats:
+        one.table = table
+    seat = next((one for one in seats if one.user_id == user.pk), None)
+    if seat is None:
+        raise Forbidden("You hold no seat at this table.", code="not_seated")
+    return table, seat, seats
 
 
 def _seat_of(table: Table, user: User) -> Seat:
@@ -257,7 +273,7 @@ def table_apply_action(
     rules refuse the action. Nothing is written unless everything succeeds.
     """
     with transaction.atomic():
-        table, seat = _lock_table_with_seat(table_id, user)
+        table, seat, seats = _lock_table_with_seats(table_id, user)
         if seat.is_bot or seat.left_at is not None:
             raise Forbidden("You no longer hold a seat in this game.", code="not_seated")
         state = _active_state(table)
@@ -266,7 +282,14 @@ def table_apply_action(
         action = action_from_request(state, seat.number, data)
         if action.type == flip.LEAVE:
             raise flip.RuleError("unknown_action")
-        return _apply_locked(table, state, seat.number, _once(action), source)
+        result = _apply_locked(table, state, seat.number, _once(action), source)
+    # Every change to a running game's seats (a leave, a bot taking a seat) appends to
+    # the log under this lock. The client read seq ``expected_seq`` before this
+    # statement's snapshot, and the locked row still has it: nothing changed in
+    # between, so the seats read with the lock are current. An action changes no seat.
+    if expected_seq is None:
+        return result
+    return replace(result, seats=seats)
 
 
 def _leave_locked(table: Table, state: flip.GameState, seat: Seat, source: str) -> MoveResult:
