@@ -74,7 +74,7 @@ bench-engine: venv
 # Needs PostgreSQL (BENCH_PG, a server URL without database name) and Redis db 15 empty.
 BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 bench-api: venv
-	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 20 --clients 16 --tables 64
+	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 10 --rounds 3 --clients 16 --tables 64
 
 # Needs PostgreSQL and Redis: BENCH_DATABASE_URL names a scratch database (created if
 # missing, emptied), BENCH_BROKER_URL an empty Redis database; BENCH_SWEEP_FLAGS=--million
