@@ -29,3 +29,13 @@ def max_body_bytes() -> int:
     """The largest request body the API reads (Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     return int(limit) if limit is not None else 2_621_440
+
+
+def seat_hold_seconds() -> float:
+    """How long a real-time seat is held after its player's last connection closed."""
+    return float(settings.GAMENOOK_SEAT_HOLD_SECONDS)
+
+
+def presence_stale_seconds() -> float:
+    """A connection whose heartbeat is older than this is treated as closed."""
+    return float(settings.GAMENOOK_PRESENCE_STALE_SECONDS)

@@ -40,6 +40,8 @@ class Table(TimeStamped):
 
     TARGETS = (250, 500, 1000)
     TURN_HOURS = (12, 24, 72)
+    #: The move timers of a real-time table in seconds (``flip.realtime.MOVE_TIMERS``).
+    MOVE_SECONDS = (15, 30, 45)
 
     host = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
@@ -56,6 +58,13 @@ class Table(TimeStamped):
         max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.BOT
     )
     allow_watchers = models.BooleanField(default=False)
+    # A real-time table's move timer in seconds; None: turn by turn (``turn_hours``).
+    move_seconds = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        choices=[(s, f"{s} seconds") for s in MOVE_SECONDS],
+        help_text="Real time: the move timer. Empty: turn by turn.",
+    )
 
     # The game: flip's state snapshot and the number of moves in the log.
     state = models.JSONField(null=True, blank=True, editable=False)
@@ -68,6 +77,9 @@ class Table(TimeStamped):
     # Bot turns whose bot raised or answered an illegal move, so the table played
     # the plain move of ruling 4 for it instead (games.services.table_run_bot_turn).
     bot_errors = models.PositiveIntegerField(default=0, editable=False)
+    # Counts changes to the seats' public facts that append no move (a player
+    # connecting, a seat held, a bot standing in): with ``seq`` it makes a view's ETag.
+    presence_version = models.PositiveIntegerField(default=0, editable=False)
     turn_started_at = models.DateTimeField(null=True, blank=True, editable=False)
     deadline_at = models.DateTimeField(null=True, blank=True, editable=False)
     remind_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -85,6 +97,10 @@ class Table(TimeStamped):
             ),
             models.CheckConstraint(
                 condition=Q(turn_hours__in=(12, 24, 72)), name="table_turn_hours_choices"
+            ),
+            models.CheckConstraint(
+                condition=Q(move_seconds__isnull=True) | Q(move_seconds__in=(15, 30, 45)),
+                name="table_move_seconds_choices",
             ),
         ]
         indexes = [
@@ -104,6 +120,11 @@ class Table(TimeStamped):
 
     def __str__(self) -> str:
         return f"Table {self.pk} ({self.status}, {self.seat_count} seats)"
+
+    @property
+    def realtime(self) -> bool:
+        """True for a real-time table (a move timer of seconds), False for turn by turn."""
+        return self.move_seconds is not None
 
 
 class Seat(models.Model):
@@ -134,6 +155,13 @@ class Seat(models.Model):
     )
     joined_at = models.DateTimeField(auto_now_add=True)
     left_at = models.DateTimeField(null=True, blank=True)
+    # Real-time tables (rulings 17 and 18). Turns the player ran out of time on;
+    # the third hands the seat to a bot for good (``user`` moves to ``previous_user``).
+    strikes = models.PositiveSmallIntegerField(default=0, editable=False)
+    # The player's last connection closed: the seat is theirs until then.
+    held_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The hold ran out: a Normal bot plays the seat until the player connects again.
+    away = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["table", "number"]
@@ -150,6 +178,12 @@ class Seat(models.Model):
                 name="seat_user_xor_bot",
             ),
         ]
+        indexes = [
+            # The real-time sweep finds holds that ran out through this index.
+            models.Index(
+                fields=["held_until"], name="seat_held", condition=Q(held_until__isnull=False)
+            ),
+        ]
 
     def __str__(self) -> str:
         who = f"bot ({self.bot_level})" if self.is_bot else str(self.user)
@@ -158,6 +192,38 @@ class Seat(models.Model):
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @property
+    def bot_plays(self) -> bool:
+        """A bot makes this seat's decisions: a bot's seat, or a player who is away."""
+        return self.is_bot or self.away
+
+
+class Connection(models.Model):
+    """One open WebSocket of a user at a table: presence comes from these rows.
+
+    ``games.services.presence_open`` and ``presence_close`` write them;
+    ``seen_at`` is refreshed by the connection's heartbeat, and a row not
+    refreshed for ``GAMENOOK_PRESENCE_STALE_SECONDS`` (its server died) is
+    closed by the sweep.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="connections")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="connections"
+    )
+    channel = models.CharField(max_length=255, unique=True)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["table", "user"], name="connection_table_user"),
+            models.Index(fields=["seen_at"], name="connection_seen"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Connection of user {self.user_id} to table {self.table_id}"
 
 
 class MoveQuerySet(models.QuerySet["Move"]):

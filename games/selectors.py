@@ -16,7 +16,7 @@ from flip.cards import SYMBOLS
 from flip.positions import Position
 
 from .errors import Conflict, Forbidden, NotFound
-from .models import Seat, Table
+from .models import Connection, Seat, Table
 
 
 def table_get(table_id: int) -> Table:
@@ -187,6 +187,8 @@ class TableFacts:
     turn_hours: int
     timeout_policy: str
     deadline_at: datetime | None
+    #: A real-time table (a move timer of seconds): no reminder, no turn e-mail.
+    realtime: bool = False
 
     @property
     def running(self) -> bool:
@@ -209,10 +211,17 @@ class SeatFacts:
     user: User | None
     bot_level: str
     left: bool
+    #: A bot plays the seat while its player is away (ruling 18).
+    away: bool = False
 
     @property
     def is_bot(self) -> bool:
         return bool(self.bot_level)
+
+    @property
+    def bot_plays(self) -> bool:
+        """A bot makes this seat's decisions (a bot's seat, or its player is away)."""
+        return self.is_bot or self.away
 
     @property
     def name(self) -> str:
@@ -230,12 +239,17 @@ def _table_facts(table: Table) -> TableFacts:
         turn_hours=table.turn_hours,
         timeout_policy=table.timeout_policy,
         deadline_at=table.deadline_at,
+        realtime=table.realtime,
     )
 
 
 def _seat_facts(seat: Seat) -> SeatFacts:
     return SeatFacts(
-        number=seat.number, user=seat.user, bot_level=seat.bot_level, left=seat.left_at is not None
+        number=seat.number,
+        user=seat.user,
+        bot_level=seat.bot_level,
+        left=seat.left_at is not None,
+        away=seat.away,
     )
 
 
@@ -340,8 +354,11 @@ def tables_due_for_reminder(*, now: datetime, batch: int) -> Iterator[list[tuple
 def tables_waiting_for_bot(*, unchanged_since: datetime) -> Iterator[tuple[int, int]]:
     """(table id, seq) of running tables where a bot is to act and nothing moved since."""
     bot_to_act = Seat.objects.filter(
-        table=OuterRef("pk"), number=OuterRef("to_act"), left_at__isnull=True
-    ).exclude(bot_level="")
+        ~Q(bot_level="") | Q(away=True),
+        table=OuterRef("pk"),
+        number=OuterRef("to_act"),
+        left_at__isnull=True,
+    )
     waiting = (
         Table.objects.filter(
             status=Table.Status.ACTIVE, to_act__isnull=False, updated_at__lte=unchanged_since
@@ -350,6 +367,50 @@ def tables_waiting_for_bot(*, unchanged_since: datetime) -> Iterator[tuple[int, 
         .values_list("pk", "seq")
     )
     return waiting.iterator(chunk_size=1000)
+
+
+def realtime_tables_due(*, now: datetime, batch: int) -> Iterator[list[tuple[int, int]]]:
+    """Running real-time tables whose move timer ran out by ``now``: pages of (table id, turn)."""
+    due = Table.objects.filter(
+        status=Table.Status.ACTIVE, move_seconds__isnull=False, deadline_at__lte=now
+    )
+    return _keyset(due, "deadline_at", batch)
+
+
+def holds_ended(*, now: datetime) -> list[tuple[int, int]]:
+    """(table id, seat number) of every held seat whose two minutes are over by ``now``."""
+    rows = Seat.objects.filter(held_until__lte=now).order_by("held_until")
+    return list(rows.values_list("table_id", "number"))
+
+
+def connected_users(table: Table) -> set[int] | None:
+    """The ids of the users with a connection open to a real-time table; None turn by turn.
+
+    Presence is a fact of real-time play; a turn-by-turn table shows none.
+    """
+    if not table.realtime:
+        return None
+    return set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+
+
+def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
+    """A seat's public facts of real-time play (ruling 18: shown to every seat and watcher).
+
+    ``strikes``: turns its player ran out of time on; ``connected``: whether
+    its player has a connection open (None turn by turn, and for a bot);
+    ``held_until``: the instant its hold ends, after the player's last
+    connection closed; ``away``: a bot plays it until the player returns;
+    ``replaced``: a bot took the seat from its player for good.
+    """
+    return {
+        "strikes": seat.strikes,
+        "connected": None
+        if connected is None or seat.user_id is None
+        else seat.user_id in connected,
+        "held_until": seat.held_until,
+        "away": seat.away,
+        "replaced": seat.is_bot and seat.previous_user_id is not None,
+    }
 
 
 # ----------------------------------------------------------------------------
@@ -420,7 +481,9 @@ def color_symbol(color: str) -> str:
 
 
 def table_seats(table: Table) -> list[dict[str, Any]]:
-    """The table's seats in order: number, the user's id and name or the bot level, left."""
+    """The table's seats in order: number, the user's id and name or the bot level, left,
+    and the public facts of real-time play (``seat_presence``)."""
+    connected = connected_users(table)
     return [
         {
             "number": seat.number,
@@ -428,6 +491,7 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
+            **seat_presence(seat, connected),
         }
         for seat in table.seats.select_related("user").order_by("number")
     ]
@@ -435,22 +499,38 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
 
 def table_version(
     table_id: int, user: User | AnonymousUser
-) -> tuple[int, str, int | None, bool] | None:
-    """``(seq, status, seat, allow_watchers)`` of a table for ``user`` in one query.
+) -> tuple[str, str, int | None, bool] | None:
+    """``(version, status, seat, allow_watchers)`` of a table for ``user`` in one query.
 
-    None: no such table. What a live page's ETag is made of: it changes
-    whenever anything the page shows does (every change appends a move, except
-    in the lobby; see ``table_lobby_digest``).
+    None: no such table. ``version`` is what a live page's ETag is made of
+    (``view_version``): it changes whenever anything the page shows does
+    (every change appends a move or counts a change of presence, except in
+    the lobby; see ``table_lobby_digest``).
     """
     user_id = user.pk if user.is_authenticated else 0  # no user has id 0: no seat
     seat = Seat.objects.filter(table_id=OuterRef("pk"), user_id=user_id).values("number")[:1]
     row = (
         Table.objects.filter(pk=table_id)
         .annotate(my_seat=Subquery(seat))
-        .values_list("seq", "status", "my_seat", "allow_watchers")
+        .values_list("seq", "presence_version", "status", "my_seat", "allow_watchers")
         .first()
     )
-    return None if row is None else (row[0], row[1], row[2], row[3])
+    return None if row is None else (_version(row[0], row[1]), row[2], row[3], row[4])
+
+
+def _version(seq: int, presence: int) -> str:
+    return str(seq) if presence == 0 else f"{seq}.{presence}"
+
+
+def view_version(table: Table) -> str:
+    """What changes whenever a table's view does: its seq, and presence at a real-time table.
+
+    >>> view_version(Table(seq=12))
+    '12'
+    >>> view_version(Table(seq=12, presence_version=3))
+    '12.3'
+    """
+    return _version(table.seq, table.presence_version)
 
 
 def table_lobby_digest(table_id: int) -> str:

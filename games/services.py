@@ -22,16 +22,17 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Field
+from django.db.models import F, Field, OuterRef, Subquery
 from django.utils import timezone
 
 import flip
+from flip import realtime
 
 from . import conf
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
-from .models import Move, Seat, Table
+from .models import Connection, Move, Seat, Table
 from .selectors import SeatFacts, seat_facts_of, table_state
-from .signals import table_changed
+from .signals import seat_held, table_changed
 
 logger = logging.getLogger(__name__)
 
@@ -68,25 +69,37 @@ def _lock_table(table_id: int) -> Table:
 
 
 def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list[Seat]]:
-    """Lock the table row and read its seats with their users, in one statement.
+    """Lock the table row and read its seats with their users, current, in one statement.
 
     Returns the table, ``user``'s seat and every seat in number order (each
-    seat's ``table`` is the one locked instance). The seats are not locked:
-    they are as the statement's snapshot saw them, which is current unless
-    another transaction changed the table while this one waited for the lock
-    (``table_apply_action`` says when it knows they are current).
+    seat's ``table`` is the one locked instance). The seats are not locked,
+    so the statement sees them as its snapshot did. Every change to a
+    table's seats is made under this row lock and changes the row too
+    (``seq``, or ``presence_version`` for presence), so the statement also
+    reads those two columns as its snapshot saw them (a subquery, which the
+    lock does not refresh): when they equal the locked row's, nothing
+    committed between the snapshot and the lock and the seats are current.
+    Otherwise another transaction changed the table while this one waited
+    for the lock, and the seats are read again, under the lock.
     """
+    as_seen = Table.objects.filter(pk=OuterRef("table_id"))
     seats = list(
         Seat.objects.select_related("table", "user")
         .select_for_update(of=("table",))
         .filter(table_id=table_id)
+        .annotate(
+            seen_seq=Subquery(as_seen.values("seq")),
+            seen_presence=Subquery(as_seen.values("presence_version")),
+        )
         .order_by("number")
     )
     if not seats:
         if not Table.objects.filter(pk=table_id).exists():
             raise NotFound()
         raise Forbidden("You hold no seat at this table.", code="not_seated")
-    table = seats[0].table
+    table, seen = seats[0].table, seats[0]
+    if (seen.seen_seq, seen.seen_presence) != (table.seq, table.presence_version):  # type: ignore[attr-defined]
+        seats = list(Seat.objects.select_related("user").filter(table=table).order_by("number"))
     for one in seats:
         one.table = table
     seat = next((one for one in seats if one.user_id == user.pk), None)
@@ -133,6 +146,11 @@ def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.Game
         table.status = Table.Status.FINISHED
         table.finished_at = now
         table.turn_started_at = table.deadline_at = table.remind_at = None
+    elif new_turn and table.move_seconds is not None:
+        # Real time: a move timer of seconds and no reminder (ruling 17).
+        table.turn_started_at = now
+        table.deadline_at = now + timedelta(seconds=table.move_seconds)
+        table.remind_at = None
     elif new_turn:
         length = timedelta(seconds=table.turn_hours * conf.seconds_per_hour())
         table.turn_started_at = now
@@ -165,6 +183,8 @@ def _append(
 def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool = False) -> None:
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
+    # A real-time turn's move timer is queued for its very instant (games.signals).
+    timer_at = table.deadline_at if new_turn and table.realtime and not finished else None
     transaction.on_commit(
         lambda: table_changed.send(
             sender=Table,
@@ -174,6 +194,7 @@ def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool =
             new_turn=new_turn,
             finished=finished,
             followups_written=followups_written,
+            timer_at=timer_at,
         )
     )
 
@@ -268,9 +289,11 @@ def table_apply_action(
 ) -> MoveResult:
     """Apply a seated user's action: the API's play, draw, choose_color and pass.
 
-    Locks the table row; refuses with ``StaleSequence`` when ``expected_seq``
-    is not the table's sequence number, and with ``flip.RuleError`` when the
-    rules refuse the action. Nothing is written unless everything succeeds.
+    Locks the table row and reads its seats in one statement
+    (``_lock_table_with_seats``); refuses with ``StaleSequence`` when
+    ``expected_seq`` is not the table's sequence number, and with
+    ``flip.RuleError`` when the rules refuse the action. Nothing is written
+    unless everything succeeds. The result carries the seats for the answer.
     """
     with transaction.atomic():
         table, seat, seats = _lock_table_with_seats(table_id, user)
@@ -283,12 +306,11 @@ def table_apply_action(
         if action.type == flip.LEAVE:
             raise flip.RuleError("unknown_action")
         result = _apply_locked(table, state, seat.number, _once(action), source)
-    # Every change to a running game's seats (a leave, a bot taking a seat) appends to
-    # the log under this lock. The client read seq ``expected_seq`` before this
-    # statement's snapshot, and the locked row still has it: nothing changed in
-    # between, so the seats read with the lock are current. An action changes no seat.
-    if expected_seq is None:
-        return result
+        if seat.away or seat.held_until is not None:
+            # Playing is coming back (ruling 18): the seat is the player's again.
+            _seat_returns(table, seat)
+    # The seats read with the lock are current (``_lock_table_with_seats``); ours
+    # changed above in memory as in the database, and an action changes no other.
     return replace(result, seats=seats)
 
 
@@ -335,9 +357,11 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
         if table.status != Table.Status.ACTIVE or state is None:
             return None
         seat = table.seats.filter(number=state.current).first()
-        if seat is None or not seat.is_bot or state.over:
+        if seat is None or not seat.bot_plays or state.over:
             return None
-        bot = make_bot(seat.bot_level, f"{table.pk}:{table.seq}")
+        # A player who is away (ruling 18) is played by the stand-in level.
+        level = seat.bot_level or realtime.STAND_IN_LEVEL
+        bot = make_bot(level, f"{table.pk}:{table.seq}")
         try:
             # What the seat sees now, what it saw at the last flip and what it saw
             # happen this round: a person in the seat would remember that much
@@ -355,7 +379,7 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
                 table.pk,
                 table.turn,
                 seat.number,
-                seat.bot_level,
+                level,
             )
             table.bot_errors += 1
             action = flip.timeout_action(state)
@@ -406,9 +430,41 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
         if state is None:
             return None
         seat = table.seats.get(number=state.current)
+        if table.realtime:
+            return _timeout_realtime_locked(table, state, seat, turn)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
         return _apply_locked(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
+
+
+def _timeout_realtime_locked(
+    table: Table, state: flip.GameState, seat: Seat, turn: int
+) -> MoveResult:
+    """A real-time move timer ran out (ruling 17): ruling 4's move, then a strike.
+
+    On the third strike a Normal bot takes the seat for the rest of the game,
+    after that move and in the same transaction. A seat a bot already plays
+    (its turn was lost on the way) takes no strike.
+    """
+    result = _play(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
+    moves, events = list(result.moves), list(result.events)
+    if not seat.bot_plays:
+        strike = realtime.after_timeout(strikes=seat.strikes)
+        seat.strikes = strike.strikes
+        fields = ["strikes"]
+        if strike.replaced and not result.state.over:
+            replaced = _hand_to_bot(
+                table, result.state, seat, level=realtime.STAND_IN_LEVEL, source=Move.Source.TIMEOUT
+            )
+            moves.append(replaced)
+            events.extend(replaced.payload["events"])
+            fields += ["user", "bot_level", "previous_user", "held_until", "away"]
+        seat.save(update_fields=fields)
+    Move.objects.bulk_create(moves)
+    _commit_locked(table, new_turn=result.new_turn, fields=_SNAPSHOT_FIELDS)
+    return MoveResult(
+        table=table, state=result.state, events=events, moves=moves, new_turn=result.new_turn
+    )
 
 
 @dataclass(frozen=True)
@@ -483,8 +539,12 @@ def tables_timeout_batch(
         leavers: list[Seat] = []
         for table, state in tables:
             seat = seats[table.pk].get(state.current)
-            if seat is not None and seat.is_bot:
+            if seat is not None and seat.bot_plays:
                 bots.append((table.pk, table.seq))
+                continue
+            if table.realtime:
+                # Strikes and a seat handed to a bot: the single-table job's work.
+                singly.append((table.pk, wanted[table.pk]))
                 continue
             try:
                 if seat is None:
@@ -600,6 +660,129 @@ def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
 
 
 # ----------------------------------------------------------------------------
+# Presence at real-time tables (rulings 17 and 18)
+#
+# A connection is an open WebSocket (``live``); who is connected is public.
+# These change no card and append nothing to the log: they count the change in
+# ``Table.presence_version`` (part of a view's ETag) and send ``table_changed``
+# on commit, so every connection's seats list is pushed again and, when a bot
+# now plays a seat whose turn it is, its turn is queued.
+
+
+def _presence_changed(table: Table) -> None:
+    table.presence_version += 1
+    table.save(update_fields=["presence_version"])
+    _notify_on_commit(table, new_turn=False)
+
+
+def _live_seat(table: Table, user_id: int) -> Seat | None:
+    return table.seats.filter(user_id=user_id, left_at__isnull=True).first()
+
+
+def _seat_returns(table: Table, seat: Seat) -> None:
+    """The player is back: no hold, no stand-in, from their next decision on (ruling 18)."""
+    seat.held_until = None
+    seat.away = False
+    seat.save(update_fields=["held_until", "away"])
+    _presence_changed(table)
+
+
+def presence_open(*, table_id: int, user: User, channel: str) -> None:
+    """``user`` opened connection ``channel`` to the table.
+
+    A player whose seat was held, or played by a bot while they were away,
+    has it back from their next decision on. Raises ``NotFound`` for a table
+    that does not exist; who may connect is the caller's check (the same as
+    who may read the view).
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        first = not Connection.objects.filter(table=table, user=user).exists()
+        Connection.objects.update_or_create(
+            channel=channel, defaults={"table": table, "user": user, "seen_at": now}
+        )
+        seat = _live_seat(table, user.pk)
+        if seat is None:
+            return
+        if seat.away or seat.held_until is not None:
+            _seat_returns(table, seat)
+        elif first:
+            _presence_changed(table)
+
+
+def presence_close(*, channel: str) -> None:
+    """Connection ``channel`` closed; when it was its player's last, the seat is held.
+
+    At a running real-time table the seat is held for
+    ``GAMENOOK_SEAT_HOLD_SECONDS`` (two minutes, ruling 18): ``seat_held`` is
+    sent on commit so a job ends the hold at its instant
+    (``seat_hold_expire``). Closing a connection twice changes nothing.
+    """
+    known = Connection.objects.filter(channel=channel).values_list("table_id", "user_id").first()
+    if known is None:
+        return
+    table_id, user_id = known
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        deleted, _ = Connection.objects.filter(channel=channel).delete()
+        if not deleted or Connection.objects.filter(table=table, user_id=user_id).exists():
+            return
+        seat = _live_seat(table, user_id)
+        if seat is None:
+            return
+        if table.realtime and table.status == Table.Status.ACTIVE and not seat.away:
+            until = timezone.now() + timedelta(seconds=conf.seat_hold_seconds())
+            seat.held_until = until
+            seat.save(update_fields=["held_until"])
+            number = seat.number
+            transaction.on_commit(
+                lambda: seat_held.send(sender=Table, table_id=table_id, seat=number, until=until)
+            )
+        _presence_changed(table)
+
+
+def presence_touch(*, channels: Sequence[str]) -> int:
+    """The connections ``channels`` are alive (their heartbeat); how many are known."""
+    return Connection.objects.filter(channel__in=list(channels)).update(seen_at=timezone.now())
+
+
+def presence_close_stale(*, before: datetime) -> int:
+    """Close every connection whose heartbeat stopped before ``before`` (its server died)."""
+    stale = list(Connection.objects.filter(seen_at__lt=before).values_list("channel", flat=True))
+    for channel in stale:
+        presence_close(channel=channel)
+    return len(stale)
+
+
+def seat_hold_expire(*, table_id: int, number: int) -> bool:
+    """End seat ``number``'s hold if its instant has passed; True when a bot now plays it.
+
+    The player did not connect again within the hold: a Normal bot plays the
+    seat until they do (ruling 18). A hold already ended (the player came
+    back, the job ran before) or not yet due changes nothing.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = table.seats.filter(number=number).first()
+        if seat is None or seat.held_until is None or seat.held_until > now:
+            return False
+        seat.held_until = None
+        connected = (
+            seat.user_id is not None
+            and Connection.objects.filter(table=table, user_id=seat.user_id).exists()
+        )
+        running = table.status == Table.Status.ACTIVE and seat.left_at is None
+        seat.away = running and not seat.is_bot and not connected
+        seat.save(update_fields=["held_until", "away"])
+        _presence_changed(table)
+        if seat.away:
+            logger.info("seat_away table=%s seat=%s: a bot plays it", table.pk, number)
+        return seat.away
+
+
+# ----------------------------------------------------------------------------
 # The lobby
 
 
@@ -614,7 +797,7 @@ def new_game_seed() -> str:
     return conf.fixed_game_seed() or secrets.token_hex(16)
 
 
-def table_create(
+def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the API's fields)
     *,
     host: User,
     seat_count: int,
@@ -624,8 +807,13 @@ def table_create(
     turn_hours: int = 24,
     timeout_policy: str = Table.TimeoutPolicy.BOT,
     allow_watchers: bool = False,
+    move_timer: str | None = None,
 ) -> Table:
-    """Open a table in the lobby with the host in seat 0."""
+    """Open a table in the lobby with the host in seat 0.
+
+    ``move_timer`` (``relaxed``, ``normal`` or ``fast``) makes it a real-time
+    table; None, turn by turn with ``turn_hours`` and ``timeout_policy``.
+    """
     # flip checks the game options; the table's own ones are checked here.
     flip.Options(
         seats=seat_count,
@@ -635,6 +823,7 @@ def table_create(
     )
     if turn_hours not in Table.TURN_HOURS:
         raise ValueError("the turn deadline is 12, 24 or 72 hours")
+    move_seconds = None if move_timer is None else realtime.move_seconds(move_timer)
     with transaction.atomic():
         table = Table.objects.create(
             host=host,
@@ -645,6 +834,7 @@ def table_create(
             turn_hours=turn_hours,
             timeout_policy=timeout_policy,
             allow_watchers=allow_watchers,
+            move_seconds=move_seconds,
         )
         Seat.objects.create(table=table, number=0, user=host)
     return table
@@ -789,25 +979,41 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         seat = table.seats.get(number=number)
         if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
-        previous = seat.user_id
-        if previous is not None:
-            seat.previous_user_id = previous
-        seat.user = None
-        seat.bot_level = level
-        seat.save(update_fields=["user", "bot_level", "previous_user"])
-        _append(
-            table,
-            round_number=state.round,
-            seat=number,
-            action="replace_with_bot",
-            payload={
-                "action": {"type": "replace_with_bot", "level": level, "user": previous},
-                "events": [{"type": "replaced_by_bot", "seat": number, "level": level}],
-            },
-            source=Move.Source.ADMIN,
-        )
+        move = _hand_to_bot(table, state, seat, level=level, source=Move.Source.ADMIN)
+        seat.save(update_fields=["user", "bot_level", "previous_user", "held_until", "away"])
+        move.save()
         _commit_locked(table, new_turn=False, fields=["seq", "updated_at"])
         return seat
+
+
+def _hand_to_bot(
+    table: Table, state: flip.GameState, seat: Seat, *, level: str, source: str
+) -> Move:
+    """A bot of ``level`` takes ``seat`` for good: the seat and the log entry, neither saved.
+
+    The player keeps the watcher view as ``previous_user``. Used by a
+    moderator's replacement and by a real-time seat's third strike.
+    """
+    previous = seat.user_id
+    if previous is not None:
+        seat.previous_user_id = previous
+    seat.user = None
+    seat.bot_level = level
+    seat.held_until = None
+    seat.away = False
+    table.seq += 1
+    return Move(
+        table=table,
+        seq=table.seq,
+        round=state.round,
+        seat=seat.number,
+        action="replace_with_bot",
+        payload={
+            "action": {"type": "replace_with_bot", "level": level, "user": previous},
+            "events": [{"type": "replaced_by_bot", "seat": seat.number, "level": level}],
+        },
+        source=source,
+    )
 
 
 def player_leave_all_tables(*, user: User) -> int:

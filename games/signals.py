@@ -8,6 +8,8 @@ once per committed change, with keyword arguments:
 - ``turn``: flip's turn counter after the change;
 - ``new_turn``: True when a new turn started (a new deadline);
 - ``finished``: True when the change ended the game (or aborted the table);
+- ``timer_at``: at a real-time table, the instant the new turn's move timer
+  runs out (a job applies the timeout then); None otherwise;
 - ``followups_written``: True when the caller that made the change wrote what
   it calls for (e-mail, the next bot turn) in the same transaction
   (``tables_timeout_batch`` for the deadline sweep), so a listener need not.
@@ -19,3 +21,7 @@ that queue bot turns and e-mail (the dependency runs that way round).
 from django.dispatch import Signal
 
 table_changed = Signal()
+
+#: A player's last connection to a real-time table closed: ``table_id``, ``seat``
+#: (its number) and ``until``, the instant the hold ends (``services.seat_hold_expire``).
+seat_held = Signal()

@@ -42,5 +42,15 @@ def outbox_grace() -> timedelta:
     return timedelta(seconds=float(settings.GAMENOOK_OUTBOX_GRACE_SECONDS))
 
 
+def realtime_grace() -> timedelta:
+    """How long the real-time sweep leaves an overdue move timer to its own job."""
+    return timedelta(seconds=float(settings.GAMENOOK_REALTIME_GRACE_SECONDS))
+
+
+def presence_stale() -> timedelta:
+    """A connection whose heartbeat is older than this counts as closed."""
+    return timedelta(seconds=float(settings.GAMENOOK_PRESENCE_STALE_SECONDS))
+
+
 def bot_grace() -> timedelta:
     return timedelta(seconds=float(settings.GAMENOOK_BOT_GRACE_SECONDS))

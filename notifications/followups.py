@@ -38,9 +38,10 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
     seat = games_selectors.turn_seat(table_id)
     if seat is None or seat.left:
         return
-    if seat.is_bot:
+    if seat.bot_plays:
         jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
-    elif new_turn and seat.user is not None:
+    elif new_turn and seat.user is not None and not table.realtime:
+        # A real-time turn lasts seconds: the player is at the table, not in their mail.
         with transaction.atomic():
             _enqueue(_your_turn(table, seat.user))
 
@@ -64,9 +65,9 @@ def timeout_followups(
             mails.extend(_game_over_mails(table))
         elif not table.running or seat is None or seat.left:
             continue
-        elif seat.is_bot:
+        elif seat.bot_plays:
             bots.append((table.id, table.seq))
-        elif done.result.new_turn and seat.user is not None:
+        elif done.result.new_turn and seat.user is not None and not table.realtime:
             mails.append(_your_turn(table, seat.user))
     return mails, bots
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 
 from celery import current_app
 from django.db import transaction
@@ -24,6 +25,8 @@ TIMEOUT = "notifications.tasks.apply_timeout"
 REMIND = "notifications.tasks.send_reminder"
 BOT_TURN = "notifications.tasks.run_bot_turn"
 SEND = "notifications.tasks.send_outbox_message"
+#: (table id, seat number): a real-time seat's two-minute hold is over.
+HOLD = "notifications.tasks.end_hold"
 FOLLOWUPS = "notifications.tasks.table_followups"
 # Jobs that carry a page: one message to the broker for many tables or e-mails
 # (a publish costs about as much as the work it hands out, see docs/performance.md).
@@ -47,14 +50,16 @@ def pairs(args: Sequence[int]) -> list[tuple[int, int]]:
     return [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
 
 
-def publish(name: str, args: tuple[int, ...]) -> None:
+def publish(name: str, args: tuple[int, ...], eta: datetime | None = None) -> None:
     """Hand job ``name`` to the broker; a broker that cannot take it is logged, not raised.
 
-    Whatever is not queued is found again by the sweep, so a broker that is
-    down must not fail the request or transaction that asked.
+    With ``eta`` a worker holds the job and runs it at that instant (Celery's
+    ETA), which is how a real-time move timer fires on time. Whatever is not
+    queued is found again by the sweep, so a broker that is down must not fail
+    the request or transaction that asked.
     """
     try:
-        current_app.send_task(name, args=args)
+        current_app.send_task(name, args=args, eta=eta)
     except Exception:
         logger.exception("could not queue %s%r; the sweep will hand it out", name, args)
 
@@ -62,6 +67,11 @@ def publish(name: str, args: tuple[int, ...]) -> None:
 def dispatch(name: str, args: tuple[int, ...]) -> None:
     """Queue job ``name`` for a worker now."""
     publish(name, args)
+
+
+def dispatch_at(name: str, args: tuple[int, ...], eta: datetime) -> None:
+    """Queue job ``name`` to run at ``eta`` (a move timer, the end of a hold)."""
+    publish(name, args, eta)
 
 
 def dispatch_on_commit(name: str, args: tuple[int, ...]) -> None:

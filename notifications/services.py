@@ -7,7 +7,7 @@ Each concern has its own module; this one only gathers their public names:
 - ``jobs``: queueing work for a worker by name; ``tasks``: the registry that runs it;
 - ``turns``: timeouts, reminders and bot turns (through ``games.services``);
 - ``followups``: what a committed change calls for;
-- ``sweep``: the periodic source of truth.
+- ``sweep``: the periodic source of truth (and the real-time tables' safety net).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .jobs import (
     BOT_TURN,
     BOT_TURNS,
     FOLLOWUPS,
+    HOLD,
     REMIND,
     SEND,
     SEND_MANY,
@@ -50,12 +51,13 @@ from .preferences import (
     user_for_unsubscribe_token,
     user_unsubscribe,
 )
-from .sweep import SweepResult, sweep, sweep_bots
+from .sweep import SweepResult, sweep, sweep_bots, sweep_realtime
 from .tasks import run_inline
 from .turns import (
     bot_turn_run,
     bot_turns_run,
     describe_timeout,
+    seat_hold_end,
     table_apply_timeout,
     table_remind,
     tables_apply_timeouts,
@@ -66,6 +68,7 @@ __all__ = [
     "BOT_TURN",
     "BOT_TURNS",
     "FOLLOWUPS",
+    "HOLD",
     "PREFERENCES_DEFAULT",
     "PREFERENCE_FIELDS",
     "REMIND",
@@ -94,7 +97,9 @@ __all__ = [
     "replay_url",
     "run_inline",
     "sweep",
+    "seat_hold_end",
     "sweep_bots",
+    "sweep_realtime",
     "table_apply_timeout",
     "table_followups",
     "table_remind",

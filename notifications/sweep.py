@@ -13,6 +13,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from games import selectors as games_selectors
+from games import services as games
 
 from . import conf, jobs
 from .models import OutboxMessage
@@ -24,6 +25,8 @@ class SweepResult:
     reminders: int = 0
     emails: int = 0
     bots: int = 0
+    holds: int = 0
+    connections: int = 0
 
 
 def sweep(
@@ -84,4 +87,31 @@ def sweep_bots(*, now: datetime | None = None, run: jobs.Dispatch | None = None)
     ):
         run(jobs.BOT_TURN, (table_id, seq))
         result.bots += 1
+    return result
+
+
+def sweep_realtime(*, now: datetime | None = None, run: jobs.Dispatch | None = None) -> SweepResult:
+    """The safety net of real-time tables, every ``GAMENOOK_REALTIME_SWEEP_SECONDS``.
+
+    A move timer's own job (queued for its instant, ``jobs.dispatch_at``)
+    normally applies it; this hands out every timer overdue by more than
+    ``GAMENOOK_REALTIME_GRACE_SECONDS`` (its job was lost: a broker restart,
+    a worker killed while holding it), every hold whose two minutes are over,
+    and closes connections whose heartbeat stopped (their server died), which
+    starts their holds. Each job re-checks under the row lock, so one handed
+    out twice acts once.
+    """
+    now = now or timezone.now()
+    run = run or jobs.dispatch
+    result = SweepResult()
+    result.connections = games.presence_close_stale(before=now - conf.presence_stale())
+    for page in games_selectors.realtime_tables_due(
+        now=now - conf.realtime_grace(), batch=conf.sweep_batch()
+    ):
+        for table_id, turn in page:
+            run(jobs.TIMEOUT, (table_id, turn))
+            result.timeouts += 1
+    for table_id, number in games_selectors.holds_ended(now=now):
+        run(jobs.HOLD, (table_id, number))
+        result.holds += 1
     return result

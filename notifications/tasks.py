@@ -21,9 +21,11 @@ from .followups import table_followups as _followups
 from .outbox import outbox_send
 from .sweep import sweep as _sweep
 from .sweep import sweep_bots as _sweep_bots
+from .sweep import sweep_realtime as _sweep_realtime
 from .turns import (
     bot_turn_run,
     bot_turns_run,
+    seat_hold_end,
     table_apply_timeout,
     table_remind,
     tables_apply_timeouts,
@@ -42,6 +44,17 @@ def sweep() -> dict[str, int]:
 def sweep_bots() -> dict[str, int]:
     """Hand out every bot turn left waiting."""
     return vars(_sweep_bots())
+
+
+@shared_task(name="notifications.tasks.sweep_realtime", ignore_result=True)
+def sweep_realtime() -> dict[str, int]:
+    """Real-time tables: move timers and holds whose job was lost, dead connections."""
+    return vars(_sweep_realtime())
+
+
+@shared_task(name=jobs.HOLD, **_REDELIVER)
+def end_hold(table_id: int, seat: int) -> bool:
+    return seat_hold_end(table_id=table_id, number=seat)
 
 
 @shared_task(name=jobs.TIMEOUT, **_REDELIVER)
@@ -125,6 +138,7 @@ JOBS: dict[str, Callable[..., object]] = {
     jobs.FOLLOWUPS: table_followups.run,
     jobs.BOT_TURN: run_bot_turn.run,
     jobs.BOT_TURNS: run_bot_turns.run,
+    jobs.HOLD: end_hold.run,
     jobs.SEND: _send_once,
     jobs.SEND_MANY: _send_many_once,
 }

@@ -61,7 +61,7 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
     if table is None or table.turn != turn or not table.running:
         return False
     seat = games_selectors.turn_seat(table_id)
-    if seat is not None and seat.is_bot:
+    if seat is not None and seat.bot_plays:
         return bot_turn_run(table_id=table_id, seq=table.seq)
     with transaction.atomic():
         result = games.table_timeout(table_id=table_id, turn=turn)
@@ -114,10 +114,13 @@ def tables_apply_timeouts(*, due: Sequence[tuple[int, int]]) -> int:
 def _timeout_mail(
     result: games.MoveResult, timed_out: games_selectors.SeatFacts, turn: int
 ) -> Mail | None:
-    """The "your time ran out" message for the seat ``result``'s timeout played for."""
-    if timed_out.user is None:
-        return None
+    """The "your time ran out" message for the seat ``result``'s timeout played for.
+
+    None at a real-time table: its page shows the strike as it happens.
+    """
     after = games_selectors.facts_of(result.table)
+    if timed_out.user is None or after.realtime:
+        return None
     return Mail(
         user=timed_out.user,
         kind=Kind.TIMEOUT,
@@ -162,6 +165,14 @@ def table_remind(*, table_id: int, turn: int) -> bool:
                 context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
             )
     return True
+
+
+def seat_hold_end(*, table_id: int, number: int) -> bool:
+    """End a real-time seat's hold if it is over; True when a bot now plays it (ruling 18).
+
+    The bot's turn, if it is the seat's, is queued by the commit like any other.
+    """
+    return games.seat_hold_expire(table_id=table_id, number=number)
 
 
 def bot_turn_run(*, table_id: int, seq: int) -> bool:

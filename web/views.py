@@ -267,13 +267,13 @@ def table_create(request: HttpRequest) -> HttpResponse:
 # The table
 
 
-Version = tuple[int, str, int | None, bool]
+Version = tuple[str, str, int | None, bool]
 
 
 def _etag(table_id: int, version: Version) -> str:
     seq, status, seat, _ = version
     tag = f"{seq}.{status}.{'w' if seat is None else seat}"
-    if seq == 0:
+    if seq == "0":
         tag += "." + selectors.table_lobby_digest(table_id)
     return f'"{tag}"'
 
@@ -336,7 +336,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_live(request: HttpRequest, table_id: int) -> HttpResponse:
     """The live part of the table page, or 304 while nothing changed (ETag, If-None-Match).
 
-    The ETag is the table's seq, status and the viewer's seat: one query
+    The ETag is the table's seq (with its count of presence changes at a
+    real-time table), status and the viewer's seat: one query
     decides a 304, so a page polling every second costs next to nothing.
     """
     version = selectors.table_version(table_id, request.user)
@@ -399,7 +400,7 @@ def _after_move(table_id: int) -> None:
     """Play the bots' turns the move handed over, as the API does after its commit."""
     table = selectors.table_get(table_id)
     seat = selectors.seat_to_act(table)
-    if seat is not None and seat.is_bot:
+    if seat is not None and seat.bot_plays:
         run_bots_after_commit(table_id)
 
 

@@ -202,6 +202,8 @@ CELERY_TASK_ROUTES = {
     for name in (
         "notifications.tasks.sweep",
         "notifications.tasks.sweep_bots",
+        "notifications.tasks.sweep_realtime",
+        "notifications.tasks.end_hold",
         "notifications.tasks.apply_timeouts",
         "notifications.tasks.apply_timeout",
         "notifications.tasks.send_reminder",
@@ -245,6 +247,17 @@ GAMENOOK_TIMEOUT_PAGE = env.int("GAMENOOK_TIMEOUT_PAGE", default=100)
 GAMENOOK_EMAIL_MAX_ATTEMPTS = env.int("GAMENOOK_EMAIL_MAX_ATTEMPTS", default=48)
 GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS = env.int("GAMENOOK_EMAIL_BACKOFF_MAX_SECONDS", default=3600)
 
+# --- real-time play (rulings 17 and 18) -----------------------------------
+
+# A player's seat is held this long after their last connection closed (two minutes).
+GAMENOOK_SEAT_HOLD_SECONDS = env.float("GAMENOOK_SEAT_HOLD_SECONDS", default=120.0)
+# A connection whose heartbeat (every 30 seconds) stopped this long ago counts as closed.
+GAMENOOK_PRESENCE_STALE_SECONDS = env.float("GAMENOOK_PRESENCE_STALE_SECONDS", default=90.0)
+# The real-time sweep: the safety net for move timers and holds whose job was lost.
+GAMENOOK_REALTIME_SWEEP_SECONDS = env.float("GAMENOOK_REALTIME_SWEEP_SECONDS", default=5.0)
+# It leaves a move timer this long to its own job before handing it out again.
+GAMENOOK_REALTIME_GRACE_SECONDS = env.float("GAMENOOK_REALTIME_GRACE_SECONDS", default=2.0)
+
 # Every new game deals from this seed instead of a random one (docs/api.md's transcript).
 # Only the local settings read it from the environment; anywhere else it stays empty.
 GAMENOOK_GAME_SEED = ""
@@ -264,6 +277,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": GAMENOOK_SWEEP_SECONDS,
         # A sweep that waited longer than one interval is superseded by the next one.
         "options": {"expires": GAMENOOK_SWEEP_SECONDS},
+    },
+    "notifications-sweep-realtime": {
+        "task": "notifications.tasks.sweep_realtime",
+        "schedule": GAMENOOK_REALTIME_SWEEP_SECONDS,
+        "options": {"expires": GAMENOOK_REALTIME_SWEEP_SECONDS},
     },
     "notifications-sweep-bots": {
         "task": "notifications.tasks.sweep_bots",

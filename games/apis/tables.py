@@ -13,13 +13,19 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.utils.http import parse_etags
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import flip
+from flip import realtime
 from games import selectors, services
 from games.followups import run_bots_after_commit
 from games.models import Seat, Table
@@ -39,6 +45,9 @@ from .typed import GameViewSerializer
 
 TAG = ["tables"]
 
+TURN_BY_TURN, REAL_TIME = "turn_by_turn", "real_time"
+MODES = [TURN_BY_TURN, REAL_TIME]
+
 
 def _errors(*codes: int) -> dict[int, Any]:
     return {code: ErrorSerializer for code in codes}
@@ -53,15 +62,38 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(allow_null=True, help_text="Null for a bot.")
     bot_level = serializers.CharField(allow_null=True, help_text="Null for a person.")
     left = serializers.BooleanField(help_text="True once the seat has left the game.")
+    # Real-time play (rulings 17 and 18): public, in every seat's view and the watcher's.
+    strikes = serializers.IntegerField(
+        help_text="Real time: turns this seat's player ran out of time on; the third "
+        "hands the seat to a Normal bot for good."
+    )
+    connected = serializers.BooleanField(
+        allow_null=True,
+        help_text="Real time: whether the player has a connection open. Null turn by "
+        "turn, and for a bot.",
+    )
+    held_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Real time: the player's last connection closed; the seat is held for "
+        "them until this instant, then a bot plays it until they return.",
+    )
+    away = serializers.BooleanField(
+        help_text="Real time: a Normal bot plays this seat until its player connects again."
+    )
+    replaced = serializers.BooleanField(
+        help_text="A bot took this seat from its player for good (three strikes, or a moderator)."
+    )
 
 
 def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
+    connected = selectors.connected_users(table)
     return [
         {
             "number": seat.number,
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
+            **selectors.seat_presence(seat, connected),
         }
         for seat in sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
     ]
@@ -81,8 +113,16 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     two_seat_reverse_skips = serializers.BooleanField()
     scoring = serializers.ChoiceField(choices=Table.Scoring.choices)
     target = serializers.IntegerField()
-    turn_hours = serializers.IntegerField()
-    timeout_policy = serializers.ChoiceField(choices=Table.TimeoutPolicy.choices)
+    turn_hours = serializers.IntegerField(help_text="Turn by turn: the deadline of a turn.")
+    timeout_policy = serializers.ChoiceField(
+        choices=Table.TimeoutPolicy.choices,
+        help_text="Turn by turn: what a missed deadline does.",
+    )
+    mode = serializers.SerializerMethodField()
+    move_timer = serializers.SerializerMethodField()
+    move_seconds = serializers.IntegerField(
+        allow_null=True, help_text="Real time: the move timer in seconds; null turn by turn."
+    )
     allow_watchers = serializers.BooleanField()
     seats = serializers.SerializerMethodField()
     open_seats = serializers.SerializerMethodField()
@@ -93,6 +133,17 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     turn_started_at = serializers.DateTimeField(allow_null=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
 
+    @extend_schema_field(serializers.ChoiceField(choices=MODES))
+    def get_mode(self, table: Table) -> str:
+        return REAL_TIME if table.realtime else TURN_BY_TURN
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=list(realtime.MOVE_TIMERS), allow_null=True)
+    )
+    def get_move_timer(self, table: Table) -> str | None:
+        return None if table.move_seconds is None else realtime.timer_name(table.move_seconds)
+
+    @extend_schema_field(SeatOutputSerializer(many=True))
     def get_seats(self, table: Table) -> list[dict[str, Any]]:
         return _seats(table)
 
@@ -104,7 +155,10 @@ class TableOutputSerializer(serializers.Serializer[Any]):
 
 class ViewOutputSerializer(serializers.Serializer[Any]):
     table = serializers.IntegerField()
-    seq = serializers.IntegerField(help_text="The table's sequence number; also the ETag.")
+    seq = serializers.IntegerField(
+        help_text="The table's sequence number; the ETag is it (with a count of presence "
+        "changes at a real-time table)."
+    )
     status = serializers.ChoiceField(choices=Table.Status.choices)
     seats = SeatOutputSerializer(many=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
@@ -154,9 +208,10 @@ def _view_out(
 
 
 def _etag(table: Table, body: dict[str, Any] | None = None) -> str:
-    """``"<seq>"`` once the game runs; in the lobby (seq 0) seats come and go, so a digest."""
+    """``"<seq>"`` once the game runs (``"<seq>.<n>"`` after n changes of presence at a
+    real-time table); in the lobby (seq 0) seats come and go, so a digest."""
     if table.seq > 0:
-        return f'"{table.seq}"'
+        return f'"{selectors.view_version(table)}"'
     digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
     return f'"0-{digest[:16]}"'
 
@@ -183,7 +238,7 @@ def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, 
     table = result.table
     state: flip.GameState | None = result.state
     if not result.state.over and any(
-        row.number == result.state.current and row.is_bot for row in rows
+        row.number == result.state.current and row.bot_plays for row in rows
     ):
         run_bots_after_commit(table_id)
         table, state = selectors.table_get(table_id), None
@@ -234,6 +289,34 @@ class TableListApi(APIView):
             default=Table.TimeoutPolicy.BOT,
         )
         allow_watchers = StrictBooleanField(required=False, default=False)
+        mode = StrictChoiceField(
+            choices=MODES,
+            required=False,
+            default=TURN_BY_TURN,
+            help_text="turn_by_turn (deadlines of hours) or real_time (a move timer).",
+        )
+        move_timer = StrictChoiceField(
+            choices=list(realtime.MOVE_TIMERS),
+            required=False,
+            help_text="Real time only: relaxed (45 s), normal (30 s, the default) or fast (15 s).",
+        )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            mode = attrs.pop("mode", TURN_BY_TURN)
+            given = set(self.initial_data) if isinstance(self.initial_data, dict) else set()
+            if mode == TURN_BY_TURN:
+                if "move_timer" in given:
+                    raise serializers.ValidationError(
+                        {"move_timer": "A move timer is for real-time tables only."}
+                    )
+                return attrs
+            for name in ("turn_hours", "timeout_policy"):
+                if name in given:
+                    raise serializers.ValidationError(
+                        {name: "Real-time tables have a move timer instead."}
+                    )
+            attrs.setdefault("move_timer", "normal")
+            return attrs
 
     @extend_schema(
         tags=TAG,

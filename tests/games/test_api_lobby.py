@@ -44,7 +44,20 @@ def test_create_opens_a_lobby_table_with_the_host_in_seat_0(alice: User, api: Ap
     assert body["status"] == "lobby"
     assert body["host"] == "alice"
     assert body["open_seats"] == 2
-    assert body["seats"] == [{"number": 0, "username": "alice", "bot_level": None, "left": False}]
+    assert body["seats"] == [
+        {
+            "number": 0,
+            "username": "alice",
+            "bot_level": None,
+            "left": False,
+            "strikes": 0,
+            "connected": None,
+            "held_until": None,
+            "away": False,
+            "replaced": False,
+        }
+    ]
+    assert (body["mode"], body["move_timer"], body["move_seconds"]) == ("turn_by_turn", None, None)
     table = Table.objects.get(pk=body["id"])
     assert table.host == alice and table.seats.get().user == alice
 
@@ -184,6 +197,11 @@ def test_host_adds_a_bot_of_a_level(alice: User, api: Api) -> None:
         "username": None,
         "bot_level": "hard",
         "left": False,
+        "strikes": 0,
+        "connected": None,
+        "held_until": None,
+        "away": False,
+        "replaced": False,
     }
 
 

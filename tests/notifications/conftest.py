@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import override_settings
+from django.utils import timezone
 
 import flip
 from games import services as games
@@ -47,7 +49,31 @@ def play_turn(table: Table) -> None:
 
 
 class Jobs(list[tuple[str, tuple[int, ...]]]):
-    """Jobs handed to the broker, captured instead of sent."""
+    """Jobs handed to the broker, captured instead of sent.
+
+    A job queued for an instant (``jobs.dispatch_at``: a real-time move timer,
+    the end of a hold) waits in ``timed`` until ``run_due`` runs it, as a
+    worker holding it would at that instant.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timed: list[tuple[datetime, str, tuple[int, ...]]] = []
+
+    def publish(self, name: str, args: tuple[int, ...], eta: datetime | None = None) -> None:
+        if eta is None:
+            self.append((name, args))
+        else:
+            self.timed.append((eta, name, args))
+
+    def run_due(self) -> int:
+        """Run the timed jobs whose instant has come (by the clock now), then ``drain``."""
+        now = timezone.now()
+        due = [job for job in self.timed if job[0] <= now]
+        self.timed = [job for job in self.timed if job[0] > now]
+        for _, name, args in sorted(due):
+            services.run_inline(name, args)
+        return len(due) + self.drain()
 
     def names(self) -> list[str]:
         return [name for name, _ in self]
@@ -73,7 +99,7 @@ class Jobs(list[tuple[str, tuple[int, ...]]]):
 @pytest.fixture
 def jobs(monkeypatch: pytest.MonkeyPatch) -> Iterator[Jobs]:
     captured = Jobs()
-    monkeypatch.setattr(jobs_module, "publish", lambda name, args: captured.append((name, args)))
+    monkeypatch.setattr(jobs_module, "publish", captured.publish)
     # Bot turns go through Celery here, not inline in the request.
     with override_settings(GAMENOOK_RUN_BOTS_INLINE=False):
         yield captured
