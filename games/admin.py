@@ -83,7 +83,18 @@ class ReadOnlyInline(admin.TabularInline[Any, Any]):
 
 class SeatInline(ReadOnlyInline):
     model = Seat
-    fields = ("number", "user", "bot_level", "in_game", "joined_at", "left_at")
+    fields = (
+        "number",
+        "user",
+        "bot_level",
+        "previous_user",
+        "in_game",
+        "strikes",
+        "held_until",
+        "away",
+        "joined_at",
+        "left_at",
+    )
     readonly_fields = fields
     ordering = ("number",)
 
@@ -173,7 +184,14 @@ class TableAdmin(admin.ModelAdmin[Table]):
         "bot_errors",
         "created_at",
     )
-    list_filter = ("status", "scoring", "timeout_policy", "turn_hours", "allow_watchers")
+    list_filter = (
+        "status",
+        "scoring",
+        "move_seconds",
+        "timeout_policy",
+        "turn_hours",
+        "allow_watchers",
+    )
     search_fields = ("=id", "host__username", "seats__user__username")
     list_select_related = ("host",)
     date_hierarchy = "created_at"
@@ -192,6 +210,7 @@ class TableAdmin(admin.ModelAdmin[Table]):
         "target",
         "turn_hours",
         "timeout_policy",
+        "move_seconds",
         "allow_watchers",
     )
     _game_fields = (
@@ -199,6 +218,7 @@ class TableAdmin(admin.ModelAdmin[Table]):
         "seq",
         "turn",
         "bot_errors",
+        "presence_version",
         "turn_started_at",
         "deadline_at",
         "remind_at",

@@ -1,0 +1,363 @@
+"""Real-time tables under load: timer lateness, pushes a second, server CPU.
+
+    .venv/bin/python scripts/bench_realtime.py [--database-url URL] [--broker URL]
+        [--channel-layer URL] [--tables 200] [--seconds 120] [--timer fast]
+        [--lapse 0.25] [--workers 2]
+
+What it does, with the production settings, everything on this machine:
+
+1. (Re)creates the scratch database of ``--database-url`` (its name must
+   contain "bench") and migrates it; refuses a ``--broker`` or
+   ``--channel-layer`` (Redis databases) that is not empty.
+2. Starts the server side: one daphne process (HTTP and WebSockets,
+   ``gamenook.asgi``), ``--workers`` Celery workers (prefork, two processes
+   each) and one beat (the real-time sweep every 5 seconds).
+3. Opens ``--tables`` real-time tables of 2 to 4 seats, each with one
+   scripted human and bots (Easy and Normal), and starts them.
+4. For ``--seconds`` each human holds a WebSocket to its table (its
+   presence), receives its view after every change and, when it is to act,
+   either plays the first legal action over the socket after 1 to 4 seconds
+   or lets the move timer run out (``--lapse`` of its turns). A human replaced
+   after three strikes, or whose game ended, opens a new table and goes on.
+5. Stops, then reads the log: every lapsed turn's timeout move against the
+   instant its timer ran out (lateness), and prints the lateness p50, p99 and
+   max, the frames pushed a second, and the CPU the server processes used.
+
+Nothing is asserted: the figures are printed (docs/performance.md records them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from cluster_check import Processes, _database, _free_port  # noqa: E402
+
+
+def _redis_empty(url: str) -> None:
+    import redis
+
+    parts = urlsplit(url)
+    client = redis.Redis(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 6379,
+        db=int(parts.path.lstrip("/") or 0),
+    )
+    if client.dbsize():
+        raise SystemExit(f"{url} is not empty: give an empty Redis database")
+
+
+def _env(args: argparse.Namespace, folder: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="gamenook.settings.production",
+        DJANGO_SECRET_KEY="bench-only-" + "x" * 50,
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_SECURE_SSL_REDIRECT="false",
+        DJANGO_LOG_LEVEL="WARNING",
+        DATABASE_URL=args.database_url,
+        CELERY_BROKER_URL=args.broker,
+        CHANNEL_LAYER_URL=args.channel_layer,
+        CELERY_TASK_DEFAULT_QUEUE=f"gamenook-rt-{uuid.uuid4().hex[:8]}",
+        CELERY_BEAT_SCHEDULE_FILENAME=str(folder / "beat-schedule"),
+        EMAIL_URL="locmemmail://",
+        GAMENOOK_RUN_BOTS_INLINE="false",
+        GAMENOOK_RATE_ACTIONS="100000000/minute",
+        GAMENOOK_RATE_ACCOUNTS="100000000/minute",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+# ----------------------------------------------------------------------------
+# The humans
+
+
+@dataclass
+class Stats:
+    frames: int = 0
+    actions: int = 0
+    errors: int = 0
+    refused: int = 0
+    #: (table id, the instant the timer of a turn it let lapse ran out)
+    lapsed: list[tuple[int, datetime]] = field(default_factory=list)
+    tables: int = 0
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+async def _human(
+    number: int,
+    token: str,
+    open_table: Any,
+    port: int,
+    until: float,
+    args: argparse.Namespace,
+    stats: Stats,
+) -> None:
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(number)
+    headers = {"Authorization": f"Token {token}", "Origin": f"http://127.0.0.1:{port}"}
+    while time.monotonic() < until:
+        table_id = await asyncio.to_thread(open_table, rng)
+        stats.tables += 1
+        url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
+        async with connect(url, additional_headers=headers, max_size=2**22) as socket:
+            decided: set[int] = set()  # the turns already played or let lapse
+            while time.monotonic() < until:
+                try:
+                    raw = await asyncio.wait_for(socket.recv(), timeout=until - time.monotonic())
+                except TimeoutError:
+                    return
+                frame = json.loads(raw)
+                stats.frames += 1
+                if frame.get("type") == "error":
+                    stats.refused += 1
+                    continue
+                if frame.get("type") != "view":
+                    continue
+                view = frame["view"]
+                game = view.get("game")
+                if view["status"] != "active" or game is None or game.get("seat") is None:
+                    break  # over, or this human was replaced and only watches now
+                legal = game.get("legal_actions") or []
+                turn = game.get("turn")
+                if not legal or turn in decided:
+                    continue
+                decided.add(turn)
+                if rng.random() < args.lapse:
+                    stats.lapsed.append((table_id, _parse_time(view["deadline_at"])))
+                    continue
+                await asyncio.sleep(rng.uniform(1.0, 4.0))
+                choice = legal[0]
+                action: dict[str, Any] = {"type": choice["type"]}
+                if "card" in choice:
+                    action["card"] = choice["card"]
+                if "colors" in choice:
+                    action["color"] = choice["colors"][0]
+                await socket.send(
+                    json.dumps({"type": "action", "action": action, "expected_seq": view["seq"]})
+                )
+                stats.actions += 1
+
+
+def _setup_django(env: dict[str, str]) -> None:
+    os.environ.update(env)
+    import django
+
+    django.setup()
+
+
+def _humans_and_tables(count: int, args: argparse.Namespace) -> tuple[list[str], Any]:
+    """``count`` users with API tokens, and a function opening a started table for one."""
+    from django.contrib.auth.models import User
+
+    from accounts import services as accounts
+    from games import services
+
+    users, tokens = [], []
+    for i in range(count):
+        user = User.objects.create_user(f"human{i}", f"human{i}@example.com", "not-a-secret-1")
+        users.append(user)
+        tokens.append(accounts.token_create(user=user, name="bench")[1])
+    by_token = dict(zip(tokens, users, strict=True))
+
+    def opener(token: str) -> Any:
+        def open_table(rng: random.Random) -> int:
+            from django.db import close_old_connections
+
+            close_old_connections()
+            user = by_token[token]
+            bots = rng.randint(1, 3)
+            table = services.table_create(host=user, seat_count=1 + bots, move_timer=args.timer)
+            for _ in range(bots):
+                level = rng.choice(["easy", "normal"])
+                services.table_add_bot(table_id=table.pk, user=user, level=level)
+            services.table_start(table_id=table.pk, user=user)
+            return table.pk
+
+        return open_table
+
+    return tokens, opener
+
+
+def _lateness(stats: Stats) -> list[float]:
+    """Seconds from each lapsed timer's instant to its timeout move in the log."""
+    from games.models import Move
+
+    late: list[float] = []
+    by_table: dict[int, list[datetime]] = {}
+    for table_id, _ in stats.lapsed:
+        if table_id not in by_table:
+            by_table[table_id] = sorted(
+                Move.objects.filter(table_id=table_id, source="timeout").values_list(
+                    "created_at", flat=True
+                )
+            )
+    for table_id, deadline in stats.lapsed:
+        after = [at for at in by_table[table_id] if at >= deadline]
+        if after:
+            late.append((after[0] - deadline).total_seconds())
+    return late
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU of these process groups, their children included, so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[2] is the process group; 11, 12: utime, stime (after the state, field 3)
+        if int(fields[2]) in pids:
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamenook_bench_realtime"
+        ),
+    )
+    parser.add_argument(
+        "--broker", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/10")
+    )
+    parser.add_argument(
+        "--channel-layer",
+        default=os.environ.get("BENCH_CHANNEL_LAYER_URL", "redis://127.0.0.1:6379/9"),
+    )
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--timer", choices=["relaxed", "normal", "fast"], default="fast")
+    parser.add_argument("--lapse", type=float, default=0.25, help="share of turns let lapse")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    if "bench" not in urlsplit(args.database_url).path:
+        raise SystemExit("--database-url must name a scratch database containing 'bench'")
+    _redis_empty(args.broker)
+    _redis_empty(args.channel_layer)
+    _database(args.database_url)
+    folder = Path(tempfile.mkdtemp(prefix="bench-realtime-"))
+    env = _env(args, folder)
+    python = str(Path(sys.executable))
+    subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    _setup_django(env)
+    tokens, opener = _humans_and_tables(args.tables, args)
+
+    port = _free_port()
+    procs = Processes()
+    bin_dir = Path(sys.executable).parent
+    procs.start(
+        "daphne",
+        [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "gamenook.asgi:application"],
+        env,
+        folder,
+    )
+    for i in range(args.workers):
+        procs.start(
+            f"worker{i}",
+            [
+                str(bin_dir / "celery"),
+                "-A",
+                "gamenook",
+                "worker",
+                "-c",
+                "2",
+                "-l",
+                "warning",
+                "-n",
+                f"rt{i}@%h",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            env,
+            folder,
+        )
+    procs.start(
+        "beat", [str(bin_dir / "celery"), "-A", "gamenook", "beat", "-l", "warning"], env, folder
+    )
+    names = list(procs.procs)
+    time.sleep(4)
+    procs.check_alive(*names)
+
+    stats = Stats()
+    pids = [proc.pid for proc in procs.procs.values()]
+    load_before = os.getloadavg()
+    cpu_before, wall_before = _cpu_seconds(pids), time.monotonic()
+    until = time.monotonic() + args.seconds
+
+    async def everyone() -> None:
+        await asyncio.gather(
+            *(
+                _human(i, token, opener(token), port, until, args, stats)
+                for i, token in enumerate(tokens)
+            ),
+            return_exceptions=False,
+        )
+
+    try:
+        asyncio.run(everyone())
+        wall = time.monotonic() - wall_before
+        cpu = _cpu_seconds(pids) - cpu_before
+        load_after = os.getloadavg()
+        procs.check_alive(*names)
+    finally:
+        procs.stop(*names)
+    late = _lateness(stats)
+    print(f"machine: {platform.node()} {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"load average before: {load_before[0]:.2f}, after: {load_after[0]:.2f}")
+    print(
+        f"tables: {args.tables} at once ({stats.tables} opened), timer {args.timer}, "
+        f"{args.seconds:.0f} s, {args.workers} workers x 2 processes, one daphne"
+    )
+    print(f"human actions over the socket: {stats.actions}; refused: {stats.refused}")
+    if late:
+        print(
+            f"timer lateness over {len(late)} lapsed turns (s): min {min(late):.3f}, "
+            f"p50 {statistics.median(late):.3f}, p99 {_percentile(late, 0.99):.3f}, "
+            f"max {max(late):.3f}"
+        )
+        print(f"lapsed turns with no timeout in the log: {len(stats.lapsed) - len(late)}")
+    print(f"frames pushed a second: {stats.frames / wall:.1f} ({stats.frames} in {wall:.0f} s)")
+    print(
+        f"server CPU (daphne, workers, beat): {cpu:.1f} s in {wall:.0f} s = {cpu / wall:.2f} cores"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
