@@ -497,8 +497,10 @@ class TableActionApi(APIView):
         tags=TAG,
         summary="Play, draw, choose a colour or pass",
         description="Answers 201 with the events the move caused (as you may see them) "
-        "and your view after it and any bot turns that followed. 409 when expected_seq "
-        "is stale, 422 with the rule's code when the rules refuse the move.",
+        "and your view after it and any bot turns that followed: what GET .../view/ would "
+        "answer now, with its ETag in the ETag header, so the client need not read the view "
+        "again before its next action. 409 when expected_seq is stale, 422 with the rule's "
+        "code when the rules refuse the move.",
         request=InputSerializer,
         responses={201: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
     )
