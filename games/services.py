@@ -83,7 +83,7 @@ def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list
     for the lock, and the seats are read again, under the lock.
     """
     as_seen = Table.objects.filter(pk=OuterRef("table_id"))
-    seats = list(
+    locked = list(
         Seat.objects.select_related("table", "user")
         .select_for_update(of=("table",))
         .filter(table_id=table_id)
@@ -93,12 +93,13 @@ def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list
         )
         .order_by("number")
     )
-    if not seats:
+    if not locked:
         if not Table.objects.filter(pk=table_id).exists():
             raise NotFound()
         raise Forbidden("You hold no seat at this table.", code="not_seated")
-    table, seen = seats[0].table, seats[0]
-    if (seen.seen_seq, seen.seen_presence) != (table.seq, table.presence_version):  # type: ignore[attr-defined]
+    table, seen = locked[0].table, locked[0]
+    seats: list[Seat] = list(locked)
+    if (seen.seen_seq, seen.seen_presence) != (table.seq, table.presence_version):
         seats = list(Seat.objects.select_related("user").filter(table=table).order_by("number"))
     for one in seats:
         one.table = table
