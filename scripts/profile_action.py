@@ -13,10 +13,12 @@ as ``scripts/bench_api.py``'s clients do: GET the view of the seat to act
 unless the previous answer is that seat's view, then POST the action.
 
 It prints, per POST and per GET, the wall time of each SQL statement kind,
-of the broker publish, and the rest (Python in this process), in
-microseconds (median and mean), then with ``--cprofile N`` the N functions
-with the most cumulative time over the POSTs. Wall time includes waiting for
-PostgreSQL, which runs on the same cores: compare figures within one run.
+of the broker publish, and the rest (Python in this process), and the CPU
+time of this process (which does not count waiting, so it depends less on
+what else the machine runs), in microseconds (median and mean), then with
+``--cprofile N`` the N functions with the most cumulative time over the POSTs.
+Wall time includes waiting for PostgreSQL, which runs on the same cores:
+compare figures within one run.
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=200, help="POSTs before measuring")
     parser.add_argument("--tables", type=int, default=16)
     parser.add_argument("--cprofile", type=int, default=0, help="show the N top functions")
+    parser.add_argument("--sort", default="cumulative", help="cProfile order: cumulative, tottime")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     name = args.database_url.rsplit("/", 1)[-1]
@@ -199,15 +202,17 @@ def run(args: argparse.Namespace) -> None:
             if view is None or view["game"]["to_act"] != seat:
                 want = 0 if view is None else view["game"]["to_act"]
                 clock.take()
+                cpu = time.process_time()
                 started = time.perf_counter()
                 response = client.get(
                     f"/api/v1/tables/{game['table']}/view/",
                     HTTP_AUTHORIZATION=f"Token {game['tokens'][want]}",
                 )
                 total = time.perf_counter() - started
+                cpu = time.process_time() - cpu
                 spent = clock.take()
                 if measuring:
-                    gets.append({**spent, "total": total})
+                    gets.append({**spent, "total": total, "cpu": cpu})
                 view = response.json()
                 if view["game"]["over"]:
                     host, guest = game["who"]
@@ -221,6 +226,7 @@ def run(args: argparse.Namespace) -> None:
             clock.take()
             if profile is not None and measuring:
                 profile.enable()
+            cpu = time.process_time()
             started = time.perf_counter()
             response = client.post(
                 f"/api/v1/tables/{game['table']}/actions/",
@@ -229,13 +235,14 @@ def run(args: argparse.Namespace) -> None:
                 HTTP_AUTHORIZATION=f"Token {game['tokens'][seat]}",
             )
             total = time.perf_counter() - started
+            cpu = time.process_time() - cpu
             if profile is not None and measuring:
                 profile.disable()
             spent = clock.take()
             if response.status_code != 201:
                 raise RuntimeError(f"action: HTTP {response.status_code} {response.content!r}")
             if measuring:
-                posts.append({**spent, "total": total})
+                posts.append({**spent, "total": total, "cpu": cpu})
             done += 1
             held[game["table"]] = (seat, response.json()["view"])
     _report("POST /api/v1/tables/{id}/actions/", posts)
@@ -243,16 +250,18 @@ def run(args: argparse.Namespace) -> None:
     print(f"GETs per POST: {len(gets) / max(1, len(posts)):.2f}")
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if profile is not None:
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(args.cprofile)
+        pstats.Stats(profile).sort_stats(args.sort).print_stats(args.cprofile)
 
 
 def _report(title: str, rows: list[dict[str, float]]) -> None:
     if not rows:
         return
-    labels = sorted({label for row in rows for label in row if label != "total"})
+    labels = sorted({label for row in rows for label in row if label not in ("total", "cpu")})
     print(f"\n{title}: {len(rows)} requests, microseconds per request")
     print(f"  {'part':<44}{'median':>9}{'mean':>9}{'count':>7}")
-    rest = [row["total"] - sum(v for k, v in row.items() if k != "total") for row in rows]
+    rest = [
+        row["total"] - sum(v for k, v in row.items() if k not in ("total", "cpu")) for row in rows
+    ]
     for label in labels:
         values = [row.get(label, 0.0) for row in rows]
         count = sum(1 for row in rows if label in row)
@@ -264,11 +273,13 @@ def _report(title: str, rows: list[dict[str, float]]) -> None:
         f"  {'the rest (Python in this process)':<44}{statistics.median(rest) * 1e6:>9.0f}"
         f"{statistics.fmean(rest) * 1e6:>9.0f}"
     )
-    totals = [row["total"] for row in rows]
-    print(
-        f"  {'total':<44}{statistics.median(totals) * 1e6:>9.0f}"
-        f"{statistics.fmean(totals) * 1e6:>9.0f}"
-    )
+    for label in ("total", "cpu"):
+        values = [row[label] for row in rows]
+        name = "total (wall)" if label == "total" else "CPU of this process (no PostgreSQL)"
+        print(
+            f"  {name:<44}{statistics.median(values) * 1e6:>9.0f}"
+            f"{statistics.fmean(values) * 1e6:>9.0f}"
+        )
 
 
 if __name__ == "__main__":
