@@ -107,7 +107,7 @@ def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list
         .select_for_update(of=("table",))
         .filter(table_id=table_id)
         .annotate(seen=RawSQL(_SEEN_SQL, ()))  # noqa: S611 (no input in it: _seen_sql)
-        .order_by("number")
+        .order_by()  # sorted below: an ORDER BY costs more to compile than to sort ten seats
     )
     if not seats:
         if not Table.objects.filter(pk=table_id).exists():
@@ -115,7 +115,8 @@ def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list
         raise Forbidden("You hold no seat at this table.", code="not_seated")
     table = seats[0].table
     if getattr(seats[0], "seen", None) != f"{table.seq}.{table.presence_version}":
-        seats = list(Seat.objects.select_related("user").filter(table=table).order_by("number"))
+        seats = list(Seat.objects.select_related("user").filter(table=table).order_by())
+    seats.sort(key=lambda one: one.number)
     for one in seats:
         one.table = table
     seat = next((one for one in seats if one.user_id == user.pk), None)
