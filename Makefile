@@ -71,7 +71,9 @@ BENCH_ENGINE_FLAGS ?= --callgrind
 bench-engine: venv
 	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
 
-# Needs PostgreSQL (BENCH_PG, a server URL without database name) and Redis db 15 empty.
+# Needs PostgreSQL (BENCH_PG, a server URL without database name; BENCH_API_DATABASE names
+# the scratch database, default gamenook_bench, dropped afterwards) and an empty Redis
+# database (BENCH_API_BROKER_URL, default redis://127.0.0.1:6379/15).
 BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 bench-api: venv
 	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 10 --rounds 3 --clients 16 --tables 64
