@@ -4,12 +4,20 @@
 ``unknown_field``); drf-spectacular does not say so, so a client generated
 from the schema (or a fuzzer) would believe extra fields are fine. This hook
 marks every object a request body uses, nested ones too, with
-``additionalProperties: false``.
+``additionalProperties: false``, and marks a body required when every shape
+it may take requires a field (drf-spectacular says so of a plain serializer,
+not of one of several shapes, such as a table of either mode). A string a
+body carries never holds a NUL character (DRF refuses it, PostgreSQL could not
+store it): each string property without a pattern of its own gets
+``NO_NUL`` as its pattern.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+#: A JSON Schema pattern (ECMA 262) matching any string without a NUL character.
+NO_NUL = "^[^\\u0000]*$"
 
 
 def _refs(schema: Any) -> list[str]:
@@ -47,5 +55,22 @@ def strict_request_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
         component = components[name]
         if component.get("type") == "object":
             component["additionalProperties"] = False
+            for prop in component.get("properties", {}).values():
+                if prop.get("type") == "string" and "pattern" not in prop and "enum" not in prop:
+                    prop["pattern"] = NO_NUL
         pending.extend(_refs(component))
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body and _always_has_fields(body, components):
+                body["required"] = True
     return result
+
+
+def _always_has_fields(body: dict[str, Any], components: dict[str, Any]) -> bool:
+    """True when each shape of ``body``'s JSON schema requires at least one field."""
+    schema = body.get("content", {}).get("application/json", {}).get("schema", {})
+    top = components.get(schema.get("$ref", "").rsplit("/", 1)[-1], schema)
+    shapes = top.get("oneOf", [top])
+    resolved = [components.get(one.get("$ref", "").rsplit("/", 1)[-1], one) for one in shapes]
+    return bool(resolved) and all(shape.get("required") for shape in resolved)

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.utils.http import parse_etags
 from drf_spectacular.utils import (
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
@@ -274,49 +275,61 @@ class TableListApi(APIView):
         count = serializers.IntegerField()
         results = TableOutputSerializer(many=True)
 
-    @extend_schema_serializer(component_name="TableCreateInput")
-    class InputSerializer(serializers.Serializer[Any]):
+    class _GameInput(serializers.Serializer[Any]):
+        """The options of the game itself, whichever the mode."""
+
         seat_count = StrictIntegerField(min_value=2, max_value=10)
         two_seat_reverse_skips = StrictBooleanField(required=False, default=True)
         scoring = StrictChoiceField(
             choices=Table.Scoring.choices, required=False, default=Table.Scoring.SINGLE
         )
         target = StrictChoiceField(choices=list(Table.TARGETS), required=False, default=500)
+        allow_watchers = StrictBooleanField(required=False, default=False)
+
+    @extend_schema_serializer(component_name="TurnByTurnTableInput")
+    class TurnByTurnInput(_GameInput):
+        """A turn-by-turn table: a deadline of hours per turn, a policy when it passes."""
+
+        mode = StrictChoiceField(
+            choices=[TURN_BY_TURN],
+            required=False,
+            default=TURN_BY_TURN,
+            help_text="turn_by_turn, the default: each turn has a deadline of hours.",
+        )
         turn_hours = StrictChoiceField(choices=list(Table.TURN_HOURS), required=False, default=24)
         timeout_policy = StrictChoiceField(
             choices=Table.TimeoutPolicy.choices,
             required=False,
             default=Table.TimeoutPolicy.BOT,
         )
-        allow_watchers = StrictBooleanField(required=False, default=False)
+
+    @extend_schema_serializer(component_name="RealTimeTableInput")
+    class RealTimeInput(_GameInput):
+        """A real-time table: a move timer of seconds, three strikes (rulings 17 and 18)."""
+
         mode = StrictChoiceField(
-            choices=MODES,
-            required=False,
-            default=TURN_BY_TURN,
-            help_text="turn_by_turn (deadlines of hours) or real_time (a move timer).",
+            choices=[REAL_TIME], help_text="real_time: each move has a timer of seconds."
         )
         move_timer = StrictChoiceField(
             choices=list(realtime.MOVE_TIMERS),
             required=False,
-            help_text="Real time only: relaxed (45 s), normal (30 s, the default) or fast (15 s).",
+            default="normal",
+            help_text="Relaxed (45 s), normal (30 s) or fast (15 s).",
         )
 
-        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            mode = attrs.pop("mode", TURN_BY_TURN)
-            given = set(self.initial_data) if isinstance(self.initial_data, dict) else set()
-            if mode == TURN_BY_TURN:
-                if "move_timer" in given:
-                    raise serializers.ValidationError(
-                        {"move_timer": "A move timer is for real-time tables only."}
-                    )
-                return attrs
-            for name in ("turn_hours", "timeout_policy"):
-                if name in given:
-                    raise serializers.ValidationError(
-                        {name: "Real-time tables have a move timer instead."}
-                    )
-            attrs.setdefault("move_timer", "normal")
-            return attrs
+    #: The request body: one of the two modes' fields (``mode`` tells which).
+    create_input = PolymorphicProxySerializer(
+        component_name="TableCreateInput",
+        serializers=[TurnByTurnInput, RealTimeInput],
+        resource_type_field_name=None,
+    )
+
+    def parse_create(self, data: Any) -> dict[str, Any]:
+        """A table's options from the body, by the fields of its mode."""
+        real_time = isinstance(data, dict) and data.get("mode") == REAL_TIME
+        parsed = parse_input(self.RealTimeInput if real_time else self.TurnByTurnInput, data)
+        parsed.pop("mode")
+        return parsed
 
     @extend_schema(
         tags=TAG,
@@ -342,12 +355,14 @@ class TableListApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Open a table; you take seat 0 and host it",
-        request=InputSerializer,
+        description="Turn by turn (deadlines of 12, 24 or 72 hours) unless `mode` is "
+        "`real_time` (a move timer): each mode takes its own fields and refuses the other's.",
+        request=create_input,
         responses={201: TableOutputSerializer, **_errors(400, 401, 409, 422, 429)},
     )
     @idempotent
     def post(self, request: Request) -> Response:
-        data = parse_input(self.InputSerializer, request.data)
+        data = self.parse_create(request.data)
         table = services.table_create(host=request_user(request), **data)
         return Response(_table_out(table), status=status.HTTP_201_CREATED)
 

@@ -44,24 +44,25 @@ def test_time_limits_real_time_defaults_to_the_normal_timer(alice: User, api: Ap
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "code"),
     [
-        ({"move_timer": "fast"}, "move_timer"),
-        ({"mode": "turn_by_turn", "move_timer": "fast"}, "move_timer"),
-        ({"mode": "real_time", "turn_hours": 12}, "turn_hours"),
-        ({"mode": "real_time", "timeout_policy": "leave"}, "timeout_policy"),
-        ({"mode": "real_time", "move_timer": "slow"}, "move_timer"),
-        ({"mode": "real_time", "move_timer": 15}, "move_timer"),
-        ({"mode": "live"}, "mode"),
-        ({"mode": None}, "mode"),
+        # Each mode takes its own fields: the other mode's are unknown to it.
+        ({"move_timer": "fast"}, "move_timer", "unknown_field"),
+        ({"mode": "turn_by_turn", "move_timer": "fast"}, "move_timer", "unknown_field"),
+        ({"mode": "real_time", "turn_hours": 12}, "turn_hours", "unknown_field"),
+        ({"mode": "real_time", "timeout_policy": "leave"}, "timeout_policy", "unknown_field"),
+        ({"mode": "real_time", "move_timer": "slow"}, "move_timer", "invalid"),
+        ({"mode": "real_time", "move_timer": 15}, "move_timer", "invalid"),
+        ({"mode": "live"}, "mode", "invalid"),
+        ({"mode": None}, "mode", "invalid"),
     ],
 )
 def test_time_limits_options_that_do_not_go_together_are_refused(
-    body: dict[str, object], field: str, alice: User, api: Api
+    body: dict[str, object], field: str, code: str, alice: User, api: Api
 ) -> None:
     before = Table.objects.count()
     error = assert_error(
-        api(alice).post(TABLES, {"seat_count": 2, **body}, format="json"), 400, "invalid"
+        api(alice).post(TABLES, {"seat_count": 2, **body}, format="json"), 400, code
     )
     assert field in error["fields"], error
     assert Table.objects.count() == before

@@ -41,7 +41,11 @@ def _request_bodies(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
             body = operation.get("requestBody")
             if body:
                 ref = body["content"]["application/json"]["schema"]["$ref"]
-                bodies[f"{method.upper()} {path}"] = _component(schema, ref)
+                found = _component(schema, ref)
+                # A body of several shapes (a table of either mode): each one counts.
+                for i, one in enumerate(found.get("oneOf", [found])):
+                    name = f"{method.upper()} {path}" + (f" #{i}" if "oneOf" in found else "")
+                    bodies[name] = _component(schema, one["$ref"]) if "$ref" in one else one
     return bodies
 
 
@@ -66,11 +70,16 @@ def test_the_schema_states_lengths_types_and_password_rules(schema: dict[str, An
     assert register["username"]["maxLength"] == 150 and "pattern" in register["username"]
     assert (register["password"]["minLength"], register["password"]["maxLength"]) == (8, 128)
     assert "common password" in register["password"]["description"]
-    create = bodies["POST /api/v1/tables/"]["properties"]
+    create = bodies["POST /api/v1/tables/ #0"]["properties"]
     assert create["seat_count"] == {"type": "integer", "minimum": 2, "maximum": 10}
     assert create["allow_watchers"]["type"] == "boolean"
     turn_hours = _component(schema, create["turn_hours"]["allOf"][0]["$ref"])
     assert (turn_hours["type"], turn_hours["enum"]) == ("integer", [12, 24, 72])
+    # A real-time table's body names its mode and has a move timer, not hours.
+    real_time = bodies["POST /api/v1/tables/ #1"]
+    assert "mode" in real_time["required"] and "turn_hours" not in real_time["properties"]
+    timer = _component(schema, real_time["properties"]["move_timer"]["allOf"][0]["$ref"])
+    assert timer["enum"] == ["relaxed", "normal", "fast"]
     action = bodies["POST /api/v1/tables/{table_id}/actions/"]["properties"]
     assert action["expected_seq"]["maximum"] == 2**31 - 1
     assert action["card"]["minLength"] == 1
@@ -128,3 +137,18 @@ def test_every_error_code_the_service_raises_is_in_the_docs_table() -> None:
     missing = sorted(code for code in codes if f"`{code}`" not in table)
 
     assert not missing, missing
+
+
+def test_request_strings_say_they_hold_no_nul_as_the_server_refuses_it(
+    schema: dict[str, Any], alice: User, api: Api
+) -> None:
+    card = _request_bodies(schema)["POST /api/v1/tables/{table_id}/actions/"]["properties"]["card"]
+    # The schema's pattern is ECMA 262; Python's re reads this one the same way.
+    assert re.search(card["pattern"], "a-card") and not re.search(card["pattern"], "a\x00card")
+
+    response = api(alice).post(
+        "/api/v1/tables/", {"seat_count": 2, "scoring": "\x00"}, format="json"
+    )
+    assert response.status_code == 400
+    response = api(alice).patch("/api/v1/me/", {"email": "a\x00@example.com"}, format="json")
+    assert response.status_code == 400
