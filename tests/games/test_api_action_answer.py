@@ -63,7 +63,9 @@ def test_an_action_with_expected_seq_reads_the_seats_once_and_answers_the_fresh_
 
     response, seat_reads = _act(client, table, action_body(view))
 
-    assert len(seat_reads) == 1 and "FOR UPDATE" in seat_reads[0]
+    assert len(seat_reads) == 1
+    if connection.vendor == "postgresql":  # SQLite locks the whole database instead
+        assert "FOR UPDATE" in seat_reads[0]
     body = response.json()
     fresh = client.get(_url(table, "view"))
     # What a GET would now answer, ETag included: the client need not read it again.
