@@ -16,7 +16,7 @@ help:
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
-	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view, alternated (RLCARD_PYTHON)"
+	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view: interleaved in one process, then alternated runs (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
@@ -55,7 +55,7 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy flip
-	$(BIN)/mypy games notifications accounts web gamenook
+	$(BIN)/mypy games notifications accounts live web gamenook
 
 test: lint typecheck
 	$(BIN)/pytest
@@ -69,6 +69,7 @@ bench: venv
 RLCARD_PYTHON ?= /tmp/rl/bin/python
 BENCH_ENGINE_FLAGS ?= --callgrind
 bench-engine: venv
+	$(RLCARD_PYTHON) scripts/bench_interleaved.py --players 4 --slices 20
 	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
 
 # Needs PostgreSQL (BENCH_PG, a server URL without database name; BENCH_API_DATABASE names
@@ -94,7 +95,7 @@ bench-web: venv
 
 # The browser tests write the PNGs docs/web.md shows.
 screenshots: venv
-	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/test_browser.py
+	GAMENOOK_SCREENSHOTS=docs/web $(BIN)/pytest -m browser tests/web/
 
 # Needs PostgreSQL and Redis: CLUSTER_DATABASE_URL names a scratch database (dropped and
 # created), CLUSTER_BROKER_URL an empty Redis database. See docs/deploy.md.

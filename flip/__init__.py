@@ -3,7 +3,9 @@
 The narrow interface the service uses:
 
 - ``new_game(options, seed)`` and ``apply(state, seat, action)``, each
-  returning the new state and the events it caused;
+  returning the new state and the events it caused; ``advance``, the
+  unchecked in-place path for code that owns its state and took the action
+  from ``legal_actions`` (simulations, benchmarks; never a client's action);
 - ``legal_actions(state, seat)``, every action a seat may take, derived
   like ``refusal``, ``check`` and ``timeout_action`` from one matching rule,
   ``playable_cards(state, hand)``; ``can_draw`` and ``preferred_color`` (the
@@ -28,6 +30,7 @@ from .engine import (
     PASS,
     PLAY,
     Action,
+    advance,
     apply,
     can_draw,
     check,
@@ -200,6 +203,7 @@ __all__ = [
     "StarterSeen",
     "TableView",
     "WatcherView",
+    "advance",
     "apply",
     "can_draw",
     "card_for_handle",

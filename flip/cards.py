@@ -206,14 +206,14 @@ def sorted_hand(cards: Iterable[Card], side: int) -> list[Card]:
     >>> [CODE_OF[LIGHT][card] for card in sorted_hand(hand, LIGHT)]
     ['flame-4', 'flame-flip', 'sun-9', 'sun-draw-one', 'leaf-reverse', 'wave-skip', 'wild']
     """
-    order = SORT_OF[side]
+    return sorted(cards, key=_HAND_ORDER[side].__getitem__)
 
-    def key(card: Card) -> tuple[int, int]:
-        return (order[card], card)
 
-    return sorted(cards, key=key)
+# ``sorted_hand``'s key, (sort key, card) as one number: ``_HAND_ORDER[side][card]``.
+# Lists, not tuples: a list's bound ``__getitem__`` is a fast call, a tuple's is not.
+_HAND_ORDER: Final = tuple([SORT_OF[side][c] * DECK_SIZE + c for c in DECK] for side in (0, 1))
+_POINTS_LIST: Final = tuple(list(points) for points in POINTS_OF)
 
 
 def hand_points(cards: Iterable[Card], side: int) -> int:
-    points = POINTS_OF[side]
-    return sum(points[c] for c in cards)
+    return sum(map(_POINTS_LIST[side].__getitem__, cards))

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Final, TextIO, TypedDict
 
-from .engine import apply, legal_actions, new_game
+from .engine import advance, apply, legal_actions, new_game
 from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, Options
 from .views import view
 
@@ -107,15 +107,22 @@ class BenchResult(TypedDict):
 BENCH_MODES: Final = ("engine", "view")
 
 
-def bench(
-    players: int, seconds: float, seed: str, mode: str = "engine", actions: int | None = None
+def bench(  # noqa: PLR0913 (the command's options)
+    players: int,
+    seconds: float,
+    seed: str,
+    mode: str = "engine",
+    actions: int | None = None,
+    *,
+    checked: bool = False,
 ) -> BenchResult:
     """Random legal play for ``seconds``: a new seeded game whenever one ends.
 
     ``mode="engine"``: ask ``legal_actions`` for the seat to act, choose one
-    uniformly at random, ``apply`` it in place, repeat. ``apply`` recognises
-    the action as one ``legal_actions`` just returned and does not check it
-    a second time (any other action it checks in full).
+    uniformly at random, take it with ``advance`` (in place, not checked a
+    second time: it came from ``legal_actions``), repeat. ``checked=True``
+    takes it with ``apply(..., inplace=True)`` instead, which recognises it
+    as one ``legal_actions`` just returned.
     ``mode="view"``: the same, and the acting seat's ``view`` is built at
     every step first, as a client or a bot would be handed it.
     With ``actions``, whole games are played until that many actions are
@@ -136,13 +143,16 @@ def bench(
             seat = state.current
             if with_view:
                 view(state, seat)
-            apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
+            if checked:
+                apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
+            else:
+                advance(state, seat, rng.choice(legal_actions(state, seat)))
             done += 1
         games += 1
     elapsed = time.perf_counter() - started
     return {
         "engine": "flip",
-        "mode": mode,
+        "mode": f"{mode}-checked" if checked else mode,
         "players": players,
         "seconds": round(elapsed, 3),
         "games": games,
@@ -160,6 +170,7 @@ class _Args(argparse.Namespace):
     target: int | None
     seconds: float
     view: bool
+    checked: bool
     actions: int | None
     bots: str | None
 
@@ -206,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ben.add_argument(
         "--actions", type=int, default=None, help="play this many actions, not --seconds"
     )
+    ben.add_argument(
+        "--checked", action="store_true", help="take each action with apply, not advance"
+    )
 
     tour = commands.add_parser(
         "tournament", help="play bots against each other, print a JSON summary per level"
@@ -224,5 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(summary, indent=2))
     else:
         mode = "view" if args.view else "engine"
-        print(json.dumps(bench(args.players, args.seconds, args.seed, mode, args.actions)))
+        result = bench(
+            args.players, args.seconds, args.seed, mode, args.actions, checked=args.checked
+        )
+        print(json.dumps(result))
     return 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Final, TypeVar
 
 from . import history as hist
@@ -112,8 +113,6 @@ class Action:
 DRAW_ACTION = Action(DRAW)
 PASS_ACTION = Action(PASS)
 LEAVE_ACTION = Action(LEAVE)
-_DRAW: Final = (DRAW_ACTION,)
-_PASS: Final = (PASS_ACTION,)
 
 
 class _Shuffler:
@@ -134,9 +133,9 @@ class _Shuffler:
             # The keys drawn in the pile's order, then a stable sort: the same
             # order as sorted(cards, key=lambda _: generator()), with no
             # Python-level call per card.
-            generator = random.Random(f"{s.seed}:{s.shuffles}").random
-            keys = [generator() for _ in cards]
-            order = [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+            generator = random.Random(f"{s.seed}:{s.shuffles}")
+            keys = list(map(_RANDOM, repeat(generator, len(cards))))
+            order = list(map(cards.__getitem__, sorted(range(len(cards)), key=keys.__getitem__)))
         else:
             try:
                 order = list(next(self.recorded))
@@ -151,6 +150,7 @@ class _Shuffler:
 
 
 _SEEDED = _Shuffler(None)
+_RANDOM: Final = random.Random.random
 
 
 # ----------------------------------------------------------------------------
@@ -191,20 +191,21 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.pending = None
     s.drawn = NO_CARD
     s.passed = []
-    s.hands = [[] for _ in range(s.seats)]
+    n = s.options.seats
+    hands: list[list[Card]] = [[] for _ in range(n)]
+    s.hands = hands
     s.draw = shuffler.shuffle(s, list(DECK), "deal", events)
     first = _next(s, s.dealer)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
-    # One card at a time round the table, from the seat after the dealer.
-    order = [first]
-    seat = _next(s, first)
-    while seat != first:
-        order.append(seat)
-        seat = _next(s, seat)
-    dealt = s.draw[: -HAND_SIZE * len(order) - 1 : -1]  # the top cards, top first
-    del s.draw[-HAND_SIZE * len(order) :]
+    # One card at a time round the table, from the seat after the dealer
+    # (play goes clockwise at a deal).
+    active = s.active
+    order = [SEATS[(first + i) % n] for i in range(n) if active[(first + i) % n]]
+    players = len(order)
+    dealt = s.draw[: -HAND_SIZE * players - 1 : -1]  # the top cards, top first
+    del s.draw[-HAND_SIZE * players :]
     for position, seat in enumerate(order):
-        s.hands[seat] = dealt[position :: len(order)]
+        hands[seat] = dealt[position::players]
     while True:
         starter = s.draw.pop()
         kind = KIND_OF[LIGHT][starter]
@@ -299,6 +300,13 @@ _OF_COLOR: Final[tuple[dict[int, frozenset[int]], ...]] = tuple(
     }
     for side in (LIGHT, DARK)
 )
+# The same sets indexed by position, not key: ``_MATCH_TOP[side][in_play + 1][top_card]``.
+_MATCH_TOP: Final[tuple[tuple[tuple[frozenset[int], ...], ...], ...]] = tuple(
+    tuple(
+        tuple(_MATCHING[side][in_play][KEY_OF[side][top]] for top in DECK) for in_play in _IN_PLAY
+    )
+    for side in (LIGHT, DARK)
+)
 
 
 def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
@@ -310,7 +318,8 @@ def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
     Draw 2 or Wild Draw Color only when the hand holds no card of the colour
     in play. Any pending decision is ignored: ``refusal``, ``check``,
     ``legal_actions``, ``timeout_action``, the drawn-card test and the views
-    all derive from this function, and the bots may call it on states they
+    all derive from this function or from the same tables (``_MATCH_TOP``,
+    ``_RESTRICTED``, ``_OF_COLOR``), and the bots may call it on states they
     simulate. The restricted Wilds come after the other cards, each in hand
     order.
 
@@ -325,12 +334,20 @@ def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
     """
     side = s.side
     in_play = s.color
-    matching = _MATCHING[side][in_play][KEY_OF[side][s.discard[-1]]]
-    out = [c for c in hand if c in matching]
+    matching = _MATCH_TOP[side][in_play + 1][s.discard[-1]]
+    out = list(filter(matching.__contains__, hand))
     restricted = _RESTRICTED[side]
     if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
-        out += [c for c in hand if c in restricted]
+        out += filter(restricted.__contains__, hand)
     return out
+
+
+def _is_playable(s: GameState, hand: list[Card], card: Card) -> bool:
+    """``card in playable_cards(s, hand)`` for a ``card`` of ``hand``, from the same tables."""
+    side = s.side
+    if card in _MATCH_TOP[side][s.color + 1][s.discard[-1]]:
+        return True
+    return card in _RESTRICTED[side] and _OF_COLOR[side][s.color].isdisjoint(hand)
 
 
 # Why playable_cards leaves a card out, by card: a Wild is only ever left out
@@ -339,6 +356,19 @@ _UNPLAYABLE: Final[tuple[tuple[RefusalCode, ...], ...]] = tuple(
     tuple(
         "restricted_wild_blocked" if RESTRICTED_OF[side][c] else "card_does_not_match" for c in DECK
     )
+    for side in (LIGHT, DARK)
+)
+
+# ``_UNPLAYABLE`` for the cards a table's matching set leaves out, None for the
+# others, by card: ``_WHY_TOP[side][in_play + 1][top_card]`` (a list: its bound
+# ``__getitem__`` is a fast call). One list per distinct matching set.
+_WHY_BY_SET: Final[dict[tuple[int, frozenset[int]], list[RefusalCode | None]]] = {
+    (side, matching): [None if c in matching else _UNPLAYABLE[side][c] for c in DECK]
+    for side in (LIGHT, DARK)
+    for matching in {m for by_top in _MATCH_TOP[side] for m in by_top}
+}
+_WHY_TOP: Final[tuple[tuple[tuple[list[RefusalCode | None], ...], ...], ...]] = tuple(
+    tuple(tuple(_WHY_BY_SET[side, m] for m in by_top) for by_top in _MATCH_TOP[side])
     for side in (LIGHT, DARK)
 )
 
@@ -392,10 +422,18 @@ def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
     if s.over or seat != s.current:  # _seat_refusal, but for the seat to act
         return [_seat_refusal(s, seat)] * len(hand)
     if s.pending is None:
-        # _turn_refusal for each card, without a call per card.
-        playable = playable_cards(s, hand)
-        why = _UNPLAYABLE[s.side]
-        return [None if c in playable else why[c] for c in hand]
+        # _turn_refusal for each card, without a call per card: playable_cards'
+        # sets, tabulated as refusals by card.
+        side = s.side
+        in_play = s.color
+        why = _WHY_TOP[side][in_play + 1][s.discard[-1]]
+        out = list(map(why.__getitem__, hand))
+        restricted = _RESTRICTED[side]
+        if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+            return [
+                None if c in restricted else reason for c, reason in zip(hand, out, strict=True)
+            ]
+        return out
     return [_turn_refusal(s, [], c) for c in hand]
 
 
@@ -431,20 +469,31 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
     if s.over or seat != s.current:
         return []
     legal = s.legal_memo
-    if legal is None:
-        plays = _PLAYS[s.side]
-        if s.pending is not None:
-            legal = _CHOOSE[s.side] if s.pending == PENDING_COLOR else plays[s.drawn]
-        else:
-            playable = playable_cards(s, s.hands[seat])
-            if playable:
-                found: list[Action] = []
-                for card in playable:
+    if legal is not None:
+        return list(legal)
+    # playable_cards written out, each card's actions taken from _PLAYS.
+    side = s.side
+    pending = s.pending
+    if pending is not None:
+        legal = _CHOOSE[side] if pending == PENDING_COLOR else _PLAYS[side][s.drawn]
+    else:
+        hand = s.hands[seat]
+        plays = _PLAYS[side]
+        in_play = s.color
+        matching = _MATCH_TOP[side][in_play + 1][s.discard[-1]]
+        found: list[Action] = []
+        for card in hand:
+            if card in matching:
+                found += plays[card]
+        restricted = _RESTRICTED[side]
+        if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+            for card in hand:
+                if card in restricted:
                     found += plays[card]
-                legal = tuple(found)
-            else:
-                legal = _DRAW if can_draw(s) else _PASS
-        s.legal_memo = legal  # for apply, until the state changes
+        if not found:  # nothing to play: draw, or pass when nothing is left to draw
+            found = [DRAW_ACTION if s.draw or len(s.discard) > 1 else PASS_ACTION]
+        legal = tuple(found)
+    s.legal_memo = legal  # for apply, until the state changes
     return list(legal)
 
 
@@ -562,19 +611,113 @@ def apply(
                 break
         else:
             check(s, seat, action)
-    who = SEATS[seat]  # a seat of the game, checked one way or the other
-    if inplace:
-        s.legal_memo = None
-    else:
+    if not inplace:
         s = s.copy()
-    events: list[Event] = []
+    # A seat of the game, checked one way or the other.
+    return s, advance(s, SEATS[seat], action, shuffles)
+
+
+# History entries' leading bits, as ``hist.entry`` computes them.
+_H_PLAY: Final = hist.PLAY * 16
+_H_DRAW: Final = hist.DRAW * 16
+_H_PENALTY: Final = hist.PENALTY * 16
+_NO_EFFECT: Final = frozenset({NUMBER, WILD, DARK_WILD})
+
+
+def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
+    s: GameState, seat: Seat, action: Action, shuffles: Iterator[list[Card]] | None = None
+) -> list[Event]:
+    """Take ``action`` for ``seat`` on ``s`` itself, unchecked; return its events.
+
+    The trusted path for code that owns its state and knows the action is
+    legal: one that ``legal_actions(s, seat)`` or ``timeout_action(s)`` just
+    returned for this very state (random play, simulations, benchmarks). It
+    is ``apply(s, seat, action, inplace=True)`` without the check: the same
+    state and events for a legal action, and anything at all for another, so
+    an action from a client always goes through ``apply``.
+
+    The two commonest moves, a card without effect and a turn's draw, are
+    written out here; the rest go to the functions below.
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> [event["type"] for event in advance(state, state.current, legal_actions(state, 0)[0])]
+    ['draw']
+    """
     shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
+    who = seat
+    s.legal_memo = None
     s.actions += 1
     kind = action.type
+    events: list[Event]
     if kind == PLAY:
-        _play(s, who, action.card, action.color, shuffler, events)
-    elif kind == DRAW:
-        _draw_turn(s, who, shuffler, events)
+        card = action.card
+        color = action.color
+        side = s.side
+        hand = s.hands[who]
+        hand.remove(card)
+        s.discard.append(card)
+        s.pending = None
+        s.drawn = NO_CARD
+        if s.passed:
+            s.passed = []
+        record = s.history
+        if record is not None:
+            record.append(((_H_PLAY + who) * 128 + card) * 8 + (color if color >= 0 else 0))
+        own = COLOR_OF[side][card]
+        if own == NO_COLOR:
+            s.color = color
+            events = [
+                {"type": "play", "seat": who, "card": card, "side": side, "color": COLORS[color]}
+            ]
+        else:
+            s.color = own
+            events = [{"type": "play", "seat": who, "card": card, "side": side}]
+        effect = KIND_OF[side][card]
+        if not hand:
+            # The last card wins the round. A penalty still lands and is counted;
+            # nothing else takes effect, and a winning Flip does not flip.
+            if effect in PENALTIES:
+                victim = _next(s, who)
+                _draw_cards(s, victim, PENALTIES[effect], shuffler, events, "penalty", until=color)
+            _win_round(s, who, shuffler, events)
+        elif effect in _NO_EFFECT:  # the most common
+            n = s.options.seats
+            step = s.direction
+            active = s.active
+            after = (who + step) % n
+            while not active[after]:
+                after = (after + step) % n
+            s.current = SEATS[after]
+            s.turn += 1
+        else:
+            _take_effect(s, who, effect, color, shuffler, events)
+        return events
+    events = []
+    if kind == DRAW:
+        pile = s.draw
+        card = pile.pop() if pile else _draw_one(s, shuffler, events)
+        hand = s.hands[who]
+        hand.append(card)
+        record = s.history
+        if record is not None:
+            record.append(((_H_DRAW + who) * 128 + card) * 8)
+        if s.passed:
+            s.passed = []
+        events.append(
+            {"type": "draw", "seat": who, "cards": [card], "side": s.side, "reason": "draw"}
+        )
+        if _is_playable(s, hand, card):
+            s.pending = PENDING_DRAWN
+            s.drawn = card
+        else:
+            n = s.options.seats
+            step = s.direction
+            active = s.active
+            after = (who + step) % n
+            while not active[after]:
+                after = (after + step) % n
+            s.current = SEATS[after]
+            s.turn += 1
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
@@ -584,7 +727,7 @@ def apply(
         _pass(s, who, shuffler, events)
     else:
         _leave(s, who, shuffler, events)
-    return s, events
+    return events
 
 
 def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
@@ -613,13 +756,15 @@ def _draw_cards(
     hand = s.hands[seat]
     drawn: list[Card] = []
     colors = COLOR_OF[s.side]
+    record = s.history
     while count is None or len(drawn) < count:
         card = _draw_one(s, shuffler, events)
         if card < 0:
             break  # the piles are exhausted: a short draw
         hand.append(card)
         drawn.append(card)
-        hist.note(s, hist.PENALTY, seat, card)
+        if record is not None:
+            record.append(((_H_PENALTY + seat) * 128 + card) * 8)
         if count is None and colors[card] == until:
             break
     if drawn and s.passed:
@@ -630,45 +775,6 @@ def _draw_cards(
 def _start_turn(s: GameState, seat: Seat) -> None:
     s.current = seat
     s.turn += 1
-
-
-def _play(
-    s: GameState, seat: Seat, card: Card, color: int, shuffler: _Shuffler, events: list[Event]
-) -> None:
-    side = s.side
-    hand = s.hands[seat]
-    hand.remove(card)
-    s.discard.append(card)
-    s.pending = None
-    s.drawn = NO_CARD
-    if s.passed:
-        s.passed = []
-    own = COLOR_OF[side][card]
-    hist.note(s, hist.PLAY, seat, card, color)
-    kind = KIND_OF[side][card]
-    if own == NO_COLOR:
-        s.color = color
-        events.append(
-            {"type": "play", "seat": seat, "card": card, "side": side, "color": COLORS[color]}
-        )
-    else:
-        s.color = own
-        events.append({"type": "play", "seat": seat, "card": card, "side": side})
-
-    if not hand:
-        # The last card wins the round. A penalty still lands and is counted;
-        # nothing else takes effect, and a winning Flip does not flip.
-        if kind in PENALTIES:
-            victim = _next(s, seat)
-            _draw_cards(s, victim, PENALTIES[kind], shuffler, events, "penalty", until=color)
-        _win_round(s, seat, shuffler, events)
-        return
-
-    if kind in (NUMBER, WILD, DARK_WILD):  # no effect, and the most common
-        s.current = _next(s, seat)
-        s.turn += 1
-    else:
-        _take_effect(s, seat, kind, color, shuffler, events)
 
 
 def _take_effect(
@@ -716,20 +822,6 @@ def _flip(s: GameState, events: list[Event]) -> None:
     if s.color == NO_COLOR:
         s.pending = PENDING_COLOR
     events.append({"type": "flip", "side": s.side})
-
-
-def _draw_turn(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
-    card = _draw_one(s, shuffler, events)
-    s.hands[seat].append(card)
-    hist.note(s, hist.DRAW, seat, card)
-    if s.passed:
-        s.passed = []
-    events.append({"type": "draw", "seat": seat, "cards": [card], "side": s.side, "reason": "draw"})
-    if card in playable_cards(s, s.hands[seat]):
-        s.pending = PENDING_DRAWN
-        s.drawn = card
-    else:
-        _start_turn(s, _next(s, seat))
 
 
 def _pass(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
@@ -814,7 +906,7 @@ def _round_result(s: GameState, winner: Seat | None, points: int) -> RoundResult
 
 def _win_round(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     side = s.side
-    points = sum(hand_points(s.hands[i], side) for i in range(s.seats) if i != seat)
+    points = hand_points([c for i, hand in enumerate(s.hands) if i != seat for c in hand], side)
     s.scores[seat] += points
     result = _round_result(s, seat, points)
     s.results.append(result)
@@ -857,29 +949,22 @@ def ranking(s: GameState) -> list[RankingEntry]:
     in_hand: dict[int, int] = {}
     if last is not None and last["round"] == s.round:
         in_hand = {h["seat"]: h["points"] for h in last["hands"]}
-
-    def left_in_hand(seat: int) -> int:
-        if seat in in_hand:
-            return in_hand[seat]
-        points = s.left_points[seat]
-        return points if points is not None else hand_points(s.hands[seat], s.side)
-
-    def key(seat: int) -> tuple[int, int, int, int]:
-        return (
-            0 if s.active[seat] else 1,
-            0 if seat == s.winner else 1,
-            -s.scores[seat],
-            left_in_hand(seat),
-        )
-
-    def order(seat: Seat) -> tuple[tuple[int, int, int, int], int]:
-        return (key(seat), seat)
-
-    seats = sorted(SEATS[: s.seats], key=order)
+    # One sort key per seat: stayers first, the winner first, then by score,
+    # then by fewer points left in hand; the seat number last (not a tie-break
+    # of the rank, only of the order in which equals are listed).
+    keyed: list[tuple[tuple[int, int, int, int], Seat]] = []
+    for seat in SEATS[: s.seats]:
+        left = in_hand.get(seat)
+        if left is None:
+            points = s.left_points[seat]
+            left = points if points is not None else hand_points(s.hands[seat], s.side)
+        key = (0 if s.active[seat] else 1, 0 if seat == s.winner else 1, -s.scores[seat], left)
+        keyed.append((key, seat))
+    keyed.sort()
     out: list[RankingEntry] = []
-    for position, seat in enumerate(seats):
+    for position, (key, seat) in enumerate(keyed):
         rank = position + 1
-        if position and key(seats[position - 1]) == key(seat):
+        if position and keyed[position - 1][0] == key:
             rank = out[-1]["rank"]
         out.append(
             {
@@ -887,7 +972,7 @@ def ranking(s: GameState) -> list[RankingEntry]:
                 "rank": rank,
                 "score": s.scores[seat],
                 "left": not s.active[seat],
-                "points_in_hand": left_in_hand(seat),
+                "points_in_hand": key[3],
             }
         )
     return out
@@ -977,6 +1062,7 @@ __all__ = [
     "Action",
     "CardT",
     "Event",
+    "advance",
     "apply",
     "can_draw",
     "check",

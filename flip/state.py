@@ -22,7 +22,6 @@ from .history import decode, encode
 from .types import (
     Card,
     FaceCode,
-    Handle,
     LastFlip,
     OptionsDict,
     Pending,
@@ -35,6 +34,7 @@ from .types import (
 
 if TYPE_CHECKING:
     from .engine import Action
+    from .views import HandleMemo
 
 SINGLE_ROUND: Final[Scoring] = "single"
 TARGET: Final[Scoring] = "target"
@@ -139,12 +139,11 @@ class GameState:
     legal_memo: tuple[Action, ...] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    #: The handles computed so far (``flip.handle``), with the round, number
-    #: of flips and seed they are valid for. Never saved or compared; a copy
+    #: The handles computed so far (``flip.handle``) and the hands views
+    #: sorted with them, for the round, number of flips and seed they are
+    #: valid for (``flip.views.HandleMemo``). Never saved or compared; a copy
     #: shares it, as a handle is a function of the seed, round, flips and card.
-    handle_memo: tuple[int, int, str, dict[int, Handle]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
     #: Other hands' sorted faces as views have shown them this round, by side
     #: and cards (``flip.view``). Never saved or compared; shared by copies,
     #: as the faces are a function of the side and the cards alone.

@@ -15,10 +15,10 @@ follow one card across a flip and learn both its faces.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import Final, overload
+from collections.abc import Callable, Iterable
+from typing import Final, cast, overload
 
-from .cards import CODE_OF, COLORS, DECK, POINTS_OF, SIDES, SORT_OF
+from .cards import CODE_OF, COLORS, DECK, DECK_SIZE, NO_CARD, POINTS_OF, SIDES, SORT_OF
 from .engine import (
     PLAY,
     SEATS,
@@ -40,13 +40,67 @@ from .types import (
     PendingView,
     PlayerView,
     PlaySeen,
-    RefusalCode,
     RoundResult,
     RoundResultView,
     SeatView,
     SeenEvent,
     WatcherView,
 )
+
+
+class HandleMemo:
+    """What views remember for one round, number of flips and seed (``GameState.handle_memo``).
+
+    ``names``: the handles computed so far, by card; ``hands``: a hand's cards
+    in the view's order (by face, equal faces by handle) with their handles
+    and faces, by the hand's cards in hand order (each card by its position in
+    the hand). The keyed hash is set up once (``hasher``, copied for each
+    handle).
+    """
+
+    __slots__ = (
+        "discard",
+        "discard_faces",
+        "flips",
+        "hands",
+        "hasher",
+        "names",
+        "options",
+        "options_view",
+        "prefix",
+        "round",
+        "seed",
+        "side",
+    )
+
+    def __init__(self, s: GameState) -> None:
+        self.round = s.round
+        self.flips = s.flips
+        self.seed = s.seed
+        self.side = s.side
+        self.names: dict[int, Handle] = {}
+        self.hands: dict[tuple[int, ...], list[tuple[int, Handle, FaceCode]]] = {}
+        self.hasher = hashlib.blake2b(key=s.seed.encode()[:64], digest_size=6)
+        self.prefix = f"{s.round}:{s.flips}:".encode()
+        #: The discard pile last shown and its faces: the pile only grows on
+        #: top between flips and reshuffles, so a view adds the new faces only.
+        self.discard: list[Card] = []
+        self.discard_faces: list[FaceCode] = []
+        self.options = s.options
+        self.options_view = s.options.to_dict()
+
+    def discard_pile(self, discard: list[Card]) -> list[FaceCode]:
+        """The faces of ``discard`` on the memo's side, bottom to top (a new list)."""
+        known = self.discard
+        if discard[: len(known)] != known:  # not the pile shown last, grown
+            known.clear()
+            self.discard_faces.clear()
+        if len(known) < len(discard):
+            added = discard[len(known) :]
+            known += added
+            codes = CODE_OF[self.side]
+            self.discard_faces += [codes[c] for c in added]
+        return self.discard_faces[:]
 
 
 def handle(s: GameState, card: int) -> Handle:
@@ -56,29 +110,72 @@ def handle(s: GameState, card: int) -> Handle:
     the game's secret seed; each is computed once per round and flip and
     remembered on the state (``GameState.handle_memo``).
     """
-    names = _known_handles(s)
-    name = names.get(card)
+    memo = _memo(s)
+    name = memo.names.get(card)
     if name is None:
-        digest = hashlib.blake2b(
-            f"{s.round}:{s.flips}:{card}".encode(), key=s.seed.encode()[:64], digest_size=6
-        )
-        name = names[card] = Handle(digest.hexdigest())
+        name = _new_handle(memo, card)
     return name
+
+
+def _new_handle(memo: HandleMemo, card: int) -> Handle:
+    digest = memo.hasher.copy()
+    digest.update(memo.prefix + (_CARD_BYTES[card] if 0 <= card < DECK_SIZE else b"%d" % card))
+    name = memo.names[card] = _as_handle(digest.hexdigest())
+    return name
+
+
+_CARD_BYTES: Final = [str(card).encode() for card in DECK]
+# ``Handle`` is a ``str``; calling ``str`` on one is a C call that returns it,
+# cheaper than the NewType's own call.
+_as_handle: Final = cast("Callable[[str], Handle]", str)
 
 
 def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
     """The faces of ``cards`` on ``side``, in the order of ruling 13."""
-    rank = _RANK[side]
-    by_rank = _BY_RANK[side]
-    return tuple([by_rank[r] for r in sorted([rank[c] for c in cards])])
+    return tuple(
+        map(_FACE_OF_RANK[side].__getitem__, sorted(map(_RANK_OF[side].__getitem__, cards)))
+    )
 
 
-def _known_handles(s: GameState) -> dict[int, Handle]:
-    """The handles ``handle`` has computed for the state's round and flips so far."""
+def _memo(s: GameState) -> HandleMemo:
+    """The state's ``HandleMemo``, made afresh for a new round, flip or seed."""
     memo = s.handle_memo
-    if memo is None or memo[0] != s.round or memo[1] != s.flips or memo[2] != s.seed:
-        memo = s.handle_memo = (s.round, s.flips, s.seed, {})
-    return memo[3]
+    if (
+        memo is None
+        or memo.round != s.round
+        or memo.flips != s.flips
+        or memo.seed != s.seed
+        or memo.side != s.side
+        or memo.options is not s.options
+    ):
+        memo = s.handle_memo = HandleMemo(s)
+    return memo
+
+
+def _sorted_own(
+    s: GameState, memo: HandleMemo, own: list[Card]
+) -> list[tuple[int, Handle, FaceCode]]:
+    """``own`` in the view's order: each card's position in ``own``, handle and face.
+
+    Computed once per hand (its cards in hand order) in a round and flip.
+    """
+    key = tuple(own)
+    ordered = memo.hands.get(key)
+    if ordered is None:
+        names = memo.names
+        side = s.side
+        order = SORT_OF[side]
+        codes = CODE_OF[side]
+        decorated = []
+        for position, c in enumerate(own):
+            name = names.get(c)
+            if name is None:
+                name = _new_handle(memo, c)
+            decorated.append((order[c], name, position, codes[c]))
+        decorated.sort()
+        # Sorted by face, equal faces by handle (never by card number: ruling 10).
+        ordered = memo.hands[key] = [(at, name, face) for _, name, at, face in decorated]
+    return ordered
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:
@@ -113,6 +210,9 @@ _BY_RANK: Final[tuple[tuple[FaceCode, ...], ...]] = tuple(
 _RANK: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(_BY_RANK[side].index(CODE_OF[side][card]) for card in DECK) for side in (0, 1)
 )
+# The same as lists: a list's bound ``__getitem__`` is a fast call, a tuple's is not.
+_RANK_OF: Final[tuple[list[int], ...]] = tuple(list(ranks) for ranks in _RANK)
+_FACE_OF_RANK: Final[tuple[list[FaceCode], ...]] = tuple(list(faces) for faces in _BY_RANK)
 
 
 _DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
@@ -194,7 +294,7 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
     """
     if seat is None:
         return watcher_view(s)
-    if not 0 <= seat < s.seats:
+    if not 0 <= seat < s.options.seats:
         raise ValueError(f"no seat {seat} at a table of {s.seats}")
     me = SEATS[seat]
     side = s.side
@@ -222,32 +322,22 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
             {"seat": SEATS[i], "count": len(held), "in_game": active[i], "faces": list(faces)}
         )
     own = hands[seat]
-    known = _known_handles(s)
-    names: dict[Card, Handle] = {}
-    reasons = hand_refusals(s, seat)  # in the order of own
-    order = SORT_OF[side]
-    decorated: list[tuple[int, Handle, Card, RefusalCode | None]] = []
-    for i, c in enumerate(own):
-        name = known.get(c)
-        if name is None:
-            name = handle(s, c)
-        names[c] = name
-        decorated.append((order[c], name, c, reasons[i]))
-    decorated.sort()
+    handles = _memo(s)
+    why = hand_refusals(s, seat)  # in the order of own
     hand: list[HandCardView] = []
-    # Sorted by face, equal faces by handle (never by card number: ruling 10).
-    for _, name, card, reason in decorated:
+    for position, name, face in _sorted_own(s, handles, own):
+        reason = why[position]
         if reason is None:
-            hand.append({"card": name, "face": codes[card], "playable": True})
+            hand.append({"card": name, "face": face, "playable": True})
         else:
-            hand.append({"card": name, "face": codes[card], "playable": False, "refusal": reason})
+            hand.append({"card": name, "face": face, "playable": False, "refusal": reason})
     discard = s.discard
     draw = s.draw
     over = s.over
     pending = s.pending
     return {
         "seats": s.options.seats,
-        "options": s.options.to_dict(),
+        "options": handles.options_view.copy(),
         "round": s.round,
         "dealer": s.dealer,
         "side": SIDES[side],
@@ -257,7 +347,7 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
         "turn": s.turn,
         "pending": None if pending is None or over else {"type": pending, "seat": s.current},
         "top": codes[discard[-1]] if discard else None,
-        "discard_pile": [codes[c] for c in discard],
+        "discard_pile": handles.discard_pile(discard),
         "draw_pile": {"count": len(draw), "top": other_codes[draw[-1]] if draw else None},
         "scores": s.scores[:],
         "rounds": [result_view(r) for r in s.results] if s.results else [],
@@ -267,7 +357,7 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
         "seat": me,
         "players": players,
         "hand": hand,
-        "legal_actions": _legal_view(s, seat, names),
+        "legal_actions": _legal_view(s, seat, handles.names),
     }
 
 
@@ -310,24 +400,26 @@ def flip_memory(s: GameState, seat: int) -> FlipMemory | None:
     }
 
 
-def _legal_view(s: GameState, seat: int, names: dict[Card, Handle]) -> list[LegalActionView]:
+def _legal_view(s: GameState, seat: int, names: dict[int, Handle]) -> list[LegalActionView]:
     """The legal actions, one entry per (type, card), a Wild's colours listed in it.
 
     ``legal_actions`` lists a card's (or a colour choice's) actions one after
     another, so grouping is a look at the entry before.
     """
     out: list[LegalActionView] = []
-    last: tuple[str, int] | None = None
+    last: LegalActionView | None = None
+    last_card = NO_CARD
     for action in legal_actions(s, seat):
         kind = action.type
-        key = (kind, action.card)
-        if key != last:
-            last = key
-            out.append(
-                {"type": kind, "card": names[action.card]} if kind == PLAY else {"type": kind}
-            )
-        if action.color >= 0:  # a Wild's play or a colour choice
-            out[-1].setdefault("colors", []).append(COLORS[action.color])
+        card = action.card
+        if last is None or card != last_card or kind != last["type"]:
+            last_card = card
+            last = {"type": kind, "card": names[card]} if kind == PLAY else {"type": kind}
+            out.append(last)
+            if action.color >= 0:  # a Wild's play or a colour choice
+                last["colors"] = [COLORS[action.color]]
+        elif action.color >= 0:
+            last.setdefault("colors", []).append(COLORS[action.color])
     return out
 
 

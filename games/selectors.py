@@ -12,6 +12,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
+from flip import realtime
 from flip.cards import SYMBOLS
 from flip.positions import Position
 
@@ -483,7 +484,8 @@ def color_symbol(color: str) -> str:
 
 def table_seats(table: Table) -> list[dict[str, Any]]:
     """The table's seats in order: number, the user's id and name or the bot level, left,
-    and the public facts of real-time play (``seat_presence``)."""
+    the public facts of real-time play (``seat_presence``) and, for a seat a bot took
+    from its player, that player's name (``previous_username``, public: they sat there)."""
     connected = connected_users(table)
     return [
         {
@@ -492,9 +494,12 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
+            "previous_username": (
+                seat.previous_user.username if seat.previous_user is not None else None
+            ),
             **seat_presence(seat, connected),
         }
-        for seat in table.seats.select_related("user").order_by("number")
+        for seat in table.seats.select_related("user", "previous_user").order_by("number")
     ]
 
 
@@ -552,6 +557,10 @@ def table_choices() -> dict[str, Any]:
         "scorings": list(Table.Scoring.choices),
         "targets": list(Table.TARGETS),
         "bot_levels": list(Seat.BotLevel.choices),
+        # Real time (flip.realtime): each move timer's name and seconds, and the strikes
+        # after which a bot takes the seat for good.
+        "move_timers": list(realtime.MOVE_TIMERS.items()),
+        "strikes_for_bot": realtime.STRIKES_FOR_BOT,
     }
 
 
@@ -621,3 +630,27 @@ def user_has_history(*, user: User) -> bool:
         Table.objects.filter(host=user).exists()
         or Seat.objects.filter(Q(user=user) | Q(previous_user=user)).exists()
     )
+
+
+# ----------------------------------------------------------------------------
+# For the WebSocket layer (``live/``)
+
+
+def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int, int]]:
+    """``{table id: (seq, status, presence version, seats taken)}`` of ``table_ids``, one query.
+
+    What a process's open sockets recheck now and then (``live.ticker``): a table
+    whose version moved without a push reaching them is pushed again. In the
+    lobby, where seq stays 0, the number of seats taken moves instead.
+    """
+    rows = (
+        Table.objects.filter(pk__in=table_ids)
+        .annotate(taken=Count("seats"))
+        .values_list("pk", "seq", "status", "presence_version", "taken")
+    )
+    return {pk: (seq, status, presence, taken) for pk, seq, status, presence, taken in rows}
+
+
+def table_live_version(table: Table) -> tuple[int, str, int, int]:
+    """``table``'s entry of ``tables_versions`` (its seats read once more)."""
+    return table.seq, table.status, table.presence_version, table.seats.count()

@@ -15,7 +15,8 @@ once per committed change, with keyword arguments:
   (``tables_timeout_batch`` for the deadline sweep), so a listener need not.
 
 ``games`` does not know who listens: ``notifications`` connects receivers
-that queue bot turns and e-mail (the dependency runs that way round).
+that queue bot turns and e-mail, ``live`` one that tells the table's open
+WebSockets (the dependency runs that way round).
 """
 
 from django.dispatch import Signal

@@ -5,7 +5,8 @@ the machine's load falls on both alike:
 
 - engine alone: ``python -m flip bench`` against
   ``scripts/bench_rlcard_uno.py --mode engine`` (legal actions, a random
-  choice, apply / ``round.proceed_round``, no observation);
+  choice, ``flip.advance`` / ``round.proceed_round``, no observation; both
+  trust the action, which came from the legal actions);
 - with an observation every step: ``python -m flip bench --view`` (the acting
   seat's view) against ``--mode step`` (``game.step``, which builds the next
   player's state).
@@ -15,7 +16,8 @@ it (``python3 -m venv /tmp/rl && /tmp/rl/bin/pip install rlcard==1.2.0``).
 Prints every run's JSON line with the load average before it, then min,
 median and max per side and the ratio of the medians. ``--callgrind`` also
 counts instructions per action under valgrind (fixed amounts of work, the
-difference of two run lengths, so start-up cancels out).
+difference of two run lengths, so start-up cancels out), and flip's engine
+alone taking each action with ``flip.apply`` (``bench --checked``).
 """
 
 from __future__ import annotations
@@ -133,6 +135,10 @@ def main() -> int:
             )
             ratio = rlcard / flip  # fewer instructions per action: faster
             print(f"{name:31s} flip {flip:,.0f} rlcard {rlcard:,.0f} speed flip/rlcard {ratio:.2f}")
+        checked = _per_action(
+            _flip_command(["-m", "flip", "bench", "--checked"], args.players, []), 2000, 22000
+        )
+        print(f"{'engine alone, flip.apply':31s} flip {checked:,.0f} (each action checked again)")
     return 0
 
 

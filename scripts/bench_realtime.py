@@ -102,6 +102,7 @@ class Stats:
     #: (table id, the instant the timer of a turn it let lapse ran out)
     lapsed: list[tuple[int, datetime]] = field(default_factory=list)
     tables: int = 0
+    reconnects: int = 0
 
 
 def _parse_time(text: str) -> datetime:
@@ -111,6 +112,7 @@ def _parse_time(text: str) -> datetime:
 async def _human(
     number: int,
     token: str,
+    first_table: int | None,
     open_table: Any,
     port: int,
     until: float,
@@ -118,50 +120,87 @@ async def _human(
     stats: Stats,
 ) -> None:
     from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidHandshake
 
     rng = random.Random(number)
     headers = {"Authorization": f"Token {token}", "Origin": f"http://127.0.0.1:{port}"}
+    table_id = first_table
+    # People arrive over the first seconds, not at one instant.
+    await asyncio.sleep(rng.uniform(0, args.arrival))
     while time.monotonic() < until:
-        table_id = await asyncio.to_thread(open_table, rng)
-        stats.tables += 1
+        if table_id is None:
+            table_id = await asyncio.to_thread(open_table, rng)
+            stats.tables += 1
         url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}/"
-        async with connect(url, additional_headers=headers, max_size=2**22) as socket:
-            decided: set[int] = set()  # the turns already played or let lapse
-            while time.monotonic() < until:
-                try:
-                    raw = await asyncio.wait_for(socket.recv(), timeout=until - time.monotonic())
-                except TimeoutError:
-                    return
-                frame = json.loads(raw)
-                stats.frames += 1
-                if frame.get("type") == "error":
-                    stats.refused += 1
-                    continue
-                if frame.get("type") != "view":
-                    continue
-                view = frame["view"]
-                game = view.get("game")
-                if view["status"] != "active" or game is None or game.get("seat") is None:
-                    break  # over, or this human was replaced and only watches now
-                legal = game.get("legal_actions") or []
-                turn = game.get("turn")
-                if not legal or turn in decided:
-                    continue
-                decided.add(turn)
-                if rng.random() < args.lapse:
-                    stats.lapsed.append((table_id, _parse_time(view["deadline_at"])))
-                    continue
-                await asyncio.sleep(rng.uniform(1.0, 4.0))
-                choice = legal[0]
-                action: dict[str, Any] = {"type": choice["type"]}
-                if "card" in choice:
-                    action["card"] = choice["card"]
-                if "colors" in choice:
-                    action["color"] = choice["colors"][0]
+        try:
+            socket = await connect(url, additional_headers=headers, max_size=2**22, open_timeout=30)
+        except (OSError, InvalidHandshake, TimeoutError):
+            # As the web client does: try again a moment later.
+            stats.reconnects += 1
+            await asyncio.sleep(rng.uniform(0.5, 2.0))
+            continue
+        table_id = await _play(socket, table_id, rng, until, args, stats)
+
+
+async def _play(
+    socket: Any,
+    table_id: int,
+    rng: random.Random,
+    until: float,
+    args: argparse.Namespace,
+    stats: Stats,
+) -> int | None:
+    """Play at ``table_id`` until it ends or the run does.
+
+    Returns the table to go on at: the same after a dropped socket, None for a new one.
+    """
+    from websockets.exceptions import ConnectionClosed
+
+    async with socket:
+        decided: set[int] = set()  # the turns already played or let lapse
+        while time.monotonic() < until:
+            try:
+                raw = await asyncio.wait_for(socket.recv(), timeout=until - time.monotonic())
+            except TimeoutError:
+                return None
+            except ConnectionClosed:
+                stats.reconnects += 1
+                return table_id  # the same table again
+            frame = json.loads(raw)
+            stats.frames += 1
+            if frame.get("type") == "error":
+                stats.refused += 1
+                continue
+            if frame.get("type") != "view":
+                continue
+            view = frame["view"]
+            game = view.get("game")
+            if view["status"] != "active" or game is None or game.get("seat") is None:
+                return None  # over, or this human was replaced and only watches now
+            legal = game.get("legal_actions") or []
+            turn = game.get("turn")
+            if not legal or turn in decided:
+                continue
+            decided.add(turn)
+            if rng.random() < args.lapse:
+                stats.lapsed.append((table_id, _parse_time(view["deadline_at"])))
+                continue
+            await asyncio.sleep(rng.uniform(1.0, 4.0))
+            choice = legal[0]
+            action: dict[str, Any] = {"type": choice["type"]}
+            if "card" in choice:
+                action["card"] = choice["card"]
+            if "colors" in choice:
+                action["color"] = choice["colors"][0]
+            try:
                 await socket.send(
                     json.dumps({"type": "action", "action": action, "expected_seq": view["seq"]})
                 )
-                stats.actions += 1
+            except ConnectionClosed:
+                stats.reconnects += 1
+                return table_id
+            stats.actions += 1
+    return None
 
 
 def _setup_django(env: dict[str, str]) -> None:
@@ -278,6 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timer", choices=["relaxed", "normal", "fast"], default="fast")
     parser.add_argument("--lapse", type=float, default=0.25, help="share of turns let lapse")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--arrival", type=float, default=10, help="seconds over which the humans connect"
+    )
     args = parser.parse_args(argv)
     if "bench" not in urlsplit(args.database_url).path:
         raise SystemExit("--database-url must name a scratch database containing 'bench'")
@@ -290,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     _setup_django(env)
     tokens, opener = _humans_and_tables(args.tables, args)
+    # Every human's first table, opened before the clock starts.
+    first = [opener(token)(random.Random(i)) for i, token in enumerate(tokens)]
 
     port = _free_port()
     procs = Processes()
@@ -337,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     async def everyone() -> None:
         await asyncio.gather(
             *(
-                _human(i, token, opener(token), port, until, args, stats)
+                _human(i, token, first[i], opener(token), port, until, args, stats)
                 for i, token in enumerate(tokens)
             ),
             return_exceptions=False,
@@ -359,10 +403,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {platform.node()} {os.cpu_count()} cores, python {platform.python_version()}")
     print(f"load average before: {load_before[0]:.2f}, after: {load_after[0]:.2f}")
     print(
-        f"tables: {args.tables} at once ({stats.tables} opened), timer {args.timer}, "
+        f"tables: {args.tables} at once ({stats.tables} more opened), timer {args.timer}, "
         f"{args.seconds:.0f} s, {args.workers} workers x 2 processes, one daphne"
     )
-    print(f"human actions over the socket: {stats.actions}; refused: {stats.refused}")
+    print(
+        f"human actions over the socket: {stats.actions}; refused: {stats.refused}; "
+        f"reconnects: {stats.reconnects}"
+    )
     if late:
         print(
             f"timer lateness over {len(late)} lapsed turns (s): min {min(late):.3f}, "

@@ -12,8 +12,10 @@ modes (compare like with like):
   (``get_state``). Compare with ``python -m flip bench --view``, which builds
   the acting seat's view at every step.
 
-RLCard validates nothing in either mode (it trusts the action); flip's
-``apply`` checks every action in both.
+RLCard validates nothing in either mode (it trusts the action), nor does
+``flip.advance``, which ``python -m flip bench`` uses (``--checked`` takes
+each action with ``flip.apply``, which recognises an action ``legal_actions``
+just returned and checks any other in full).
 
 RLCard is not a dependency of Gamenook: install it in a scratch environment,
 

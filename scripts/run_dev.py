@@ -42,6 +42,7 @@ def main() -> int:
     if env.get("DATABASE_URL", "sqlite").startswith("sqlite"):
         worker += ["--pool", "solo"]
     commands = {
+        # daphne's runserver (gamenook.settings.local): HTTP and WebSockets, static files too.
         "web": [python, "manage.py", "runserver", f"127.0.0.1:{args.port}"],
         "worker": [*worker, "--without-mingle", "--without-gossip"],
         "beat": [celery, "-A", "gamenook", "beat", "-l", "info"],

@@ -45,21 +45,55 @@ class SignUpForm(Form):
         return data
 
 
+#: How a table plays: turn by turn (hours a turn) or in real time (a move timer).
+TURN_BY_TURN, REAL_TIME = "turn_by_turn", "real_time"
+MODE_CHOICES = [(TURN_BY_TURN, "Turn by turn"), (REAL_TIME, "Real time")]
+#: The move timers, as the host reads them: "Fast: 15 seconds a move".
+MOVE_TIMER_CHOICES = [
+    (name, f"{name.capitalize()}: {seconds} seconds a move")
+    for name, seconds in _CHOICES["move_timers"]
+]
+
+
 class TableForm(Form):
+    """The new-table form: each mode's own fields, the other mode's ignored.
+
+    The page disables the fieldset of the mode not chosen (its fields are not
+    sent); without the script both show and ``mode`` decides. Whether the
+    options make a table is ``games.services.table_create``'s to say.
+    """
+
     seat_count = forms.TypedChoiceField(
         label="Seats",
         choices=[(n, str(n)) for n in _CHOICES["seat_counts"]],
         coerce=int,
         initial=3,
     )
+    mode = forms.ChoiceField(
+        label="How the table plays",
+        choices=MODE_CHOICES,
+        initial=TURN_BY_TURN,
+        widget=forms.RadioSelect,
+        required=False,  # as the API: turn by turn unless asked
+    )
     turn_hours = forms.TypedChoiceField(
         label="Time for each turn",
         choices=[(h, f"{h} hours") for h in _CHOICES["turn_hours"]],
         coerce=int,
         initial=24,
+        required=False,
     )
     timeout_policy = forms.ChoiceField(
-        label="When a turn's time runs out", choices=_CHOICES["timeout_policies"], initial="bot"
+        label="When a turn's time runs out",
+        choices=_CHOICES["timeout_policies"],
+        initial="bot",
+        required=False,
+    )
+    move_timer = forms.ChoiceField(
+        label="Move timer",
+        choices=MOVE_TIMER_CHOICES,
+        initial="normal",
+        required=False,
     )
     scoring = forms.ChoiceField(label="Scoring", choices=SCORING_CHOICES, initial="single")
     two_seat_reverse_skips = forms.BooleanField(
@@ -67,14 +101,37 @@ class TableForm(Form):
     )
     allow_watchers = forms.BooleanField(label="Allow watchers", required=False, initial=False)
 
+    #: The fields of each mode (the page's two fieldsets).
+    MODE_FIELDS = {
+        TURN_BY_TURN: ("turn_hours", "timeout_policy"),
+        REAL_TIME: ("move_timer",),
+    }
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if "mode" in self.errors:
+            return data
+        mode = data["mode"] = data.get("mode") or TURN_BY_TURN
+        for name in self.MODE_FIELDS[mode]:
+            if data.get(name) in (None, "") and name not in self.errors:
+                self.add_error(name, "Choose one.")
+        return data
+
     def service_kwargs(self) -> dict[str, Any]:
         """The ``games.services.table_create`` arguments this form stands for."""
         data = dict(self.cleaned_data)
+        mode = data.pop("mode")
         scoring = data.pop("scoring")
         if scoring == "single":
             data["scoring"], data["target"] = "single", 500
         else:
             data["scoring"], data["target"] = "target", int(scoring.removeprefix("target-"))
+        # Only the chosen mode's fields go to the service.
+        other = REAL_TIME if mode == TURN_BY_TURN else TURN_BY_TURN
+        for name in self.MODE_FIELDS[other]:
+            data.pop(name)
+        if mode == TURN_BY_TURN:
+            data["move_timer"] = None
         return data
 
 

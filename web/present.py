@@ -10,8 +10,10 @@ nothing about what may be played.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -47,7 +49,57 @@ def seat_name(seat: Context | None, number: int) -> str:
         return f"Seat {number + 1}"
     if seat["username"]:
         return str(seat["username"])
+    if seat.get("previous_username"):  # a bot took the seat from its player for good
+        return f"{seat['previous_username']} (bot)"
     return f"Bot ({seat['bot_level']})"
+
+
+def realtime_seat(seat: Context | None, strikes_for_bot: int) -> Context:
+    """A seat's public facts of real-time play as the page shows them (rulings 17, 18).
+
+    The facts are the selectors' (``games.selectors.seat_presence``); this only
+    lays them out: the strikes as marks (``strikes_for_bot`` of them, filled
+    for each strike) and which one sentence describes the seat now.
+    """
+    if seat is None:
+        return {"strike_marks": [], "state": None, "held_until": None}
+    strikes = int(seat["strikes"])
+    marks = [n < strikes for n in range(max(strikes_for_bot, strikes))]
+    state = None
+    if seat["replaced"]:
+        state = "replaced"
+    elif seat["away"]:
+        state = "away"
+    elif seat["held_until"] is not None:
+        state = "held"
+    elif seat["connected"] is False:
+        state = "offline"
+    return {
+        "strikes": strikes,
+        "strikes_for_bot": strikes_for_bot,
+        "strike_marks": marks,
+        "state": state,
+        "held_until": seat["held_until"],
+        "bot_plays": state in ("replaced", "away"),
+    }
+
+
+def move_timer(deadline_at: datetime | None, move_seconds: int, now: datetime) -> Context | None:
+    """The move timer's ring at ``now``: the instant it runs out and what is left of it.
+
+    The page counts down from ``deadline_ms`` against the server's clock
+    (``now_ms`` on the live part gives the offset), so a browser whose clock is
+    wrong still shows the table's time.
+    """
+    if deadline_at is None:
+        return None
+    left = max(0.0, (deadline_at - now).total_seconds())
+    return {
+        "deadline_ms": int(deadline_at.timestamp() * 1000),
+        "seconds": move_seconds,
+        "left": math.ceil(left),
+        "fraction": f"{min(1.0, left / move_seconds):.3f}",
+    }
 
 
 class Names:
@@ -234,8 +286,18 @@ def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
     return rows
 
 
-def game(view: Mapping[str, Any], seats: list[Context], log: list[Context]) -> Context:
-    """The template context of a running or finished game, from a view and the log."""
+def game(
+    view: Mapping[str, Any],
+    seats: list[Context],
+    log: list[Context],
+    *,
+    strikes_for_bot: int | None = None,
+) -> Context:
+    """The template context of a running or finished game, from a view and the log.
+
+    ``strikes_for_bot``: a real-time table, whose seats show their strikes and
+    presence (None turn by turn).
+    """
     g = view
     viewer = g["seat"]
     names = Names(seats, viewer)
@@ -268,6 +330,7 @@ def game(view: Mapping[str, Any], seats: list[Context], log: list[Context]) -> C
                 "to_act": number == g["to_act"],
                 "dealer": number == g["dealer"],
                 "score": g["scores"][number],
+                "rt": None if strikes_for_bot is None else realtime_seat(seat, strikes_for_bot),
             }
         )
     # One sentence for the whole hand when every card that cannot be played has the same

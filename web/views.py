@@ -26,6 +26,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -48,6 +49,8 @@ from .forms import (
 )
 
 LIVE_HEADER = "X-Gamenook-Live"
+#: Timed-out turns after which a bot takes a real-time seat for good (flip.realtime).
+STRIKES_FOR_BOT: int = selectors.table_choices()["strikes_for_bot"]
 
 
 def _user(request: HttpRequest) -> User:
@@ -219,7 +222,8 @@ def account(request: HttpRequest) -> HttpResponse:
 # The lobby
 
 
-def lobby(request: HttpRequest) -> HttpResponse:
+def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
+    """The lobby; with ``form``, the new-table form refused, its errors shown (400)."""
     user = _user(request)
     lists = selectors.lobby_for(user)
     return render(
@@ -227,8 +231,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "web/lobby.html",
         {
             "lists": {name: [_table_row(t) for t in tables] for name, tables in lists.items()},
-            "form": TableForm(),
+            "form": form or TableForm(),
         },
+        status=200 if form is None else 400,
     )
 
 
@@ -245,6 +250,7 @@ def _table_row(table: Any) -> dict[str, Any]:
         "taken": len(seats),
         "names": names,
         "turn_hours": table.turn_hours,
+        "move_seconds": table.move_seconds,
         "scoring": "single round" if table.scoring == "single" else f"to {table.target}",
         "deadline_at": table.deadline_at,
         "finished_at": table.finished_at,
@@ -257,9 +263,12 @@ def _table_row(table: Any) -> dict[str, Any]:
 def table_create(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The table's options are not valid.")
-        return redirect("web:home")
-    table = services.table_create(host=_user(request), **form.service_kwargs())
+        return lobby(request, form)
+    try:
+        table = services.table_create(host=_user(request), **form.service_kwargs())
+    except ValueError as exc:  # the service's word on options the form let through
+        form.add_error(None, f"The table cannot be opened: {exc}.")
+        return lobby(request, form)
     return redirect("web:table", table_id=table.pk)
 
 
@@ -284,6 +293,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     viewer = selectors.web_viewer_seat(table, user)
     seats = selectors.table_seats(table)
     mine = next((s for s in seats if s["user_id"] == user.pk), None)
+    now = timezone.now()
     context: dict[str, Any] = {
         "table": table,
         "seats": seats,
@@ -292,6 +302,11 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         "seq": table.seq,
         "deadline_at": table.deadline_at,
         "game": None,
+        "realtime": table.realtime,
+        # The server's clock when the part was rendered: the page's move timer counts
+        # against it, whatever the browser's clock says.
+        "now_ms": int(now.timestamp() * 1000),
+        "timer": None,
     }
     if table.status == "lobby":
         context["open_seats"] = table.seat_count - len(seats)
@@ -301,7 +316,11 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     view = selectors.table_view(table, viewer)
     if view is not None:
         log = selectors.table_log(table, viewer, after=max(0, table.seq - present.RECENT_MOVES))
-        context["game"] = present.game(view, seats, log)
+        context["game"] = present.game(
+            view, seats, log, strikes_for_bot=STRIKES_FOR_BOT if table.realtime else None
+        )
+        if table.move_seconds is not None and not context["game"]["over"]:
+            context["timer"] = present.move_timer(table.deadline_at, table.move_seconds, now)
     context["left"] = bool(mine and mine["left"])
     return context
 
@@ -326,6 +345,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     except ServiceError as exc:
         return _forbidden(request, exc)
     context["etag"] = "" if version is None else _etag(table_id, version)
+    # A real-time table is pushed to over its WebSocket (live/, docs/api.md "WebSockets");
+    # the page's socket also tells the table that this player is here (ruling 18).
+    context["socket_url"] = f"/ws/tables/{table.pk}/" if table.realtime else ""
     response = render(request, "web/table.html", context)
     response["Cache-Control"] = "private, no-cache"
     return response

@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "notifications",
     "accounts",
     "web",
+    "live",
 ]
 
 MIDDLEWARE = [
@@ -48,6 +49,8 @@ ROOT_URLCONF = "gamenook.urls"
 # A CSRF refusal outside DRF's views answers in the API's error shape under /api/.
 CSRF_FAILURE_VIEW = "games.apis.errors.csrf_failure"
 WSGI_APPLICATION = "gamenook.wsgi.application"
+# HTTP and WebSockets (live/): daphne, or any ASGI server, serves this one.
+ASGI_APPLICATION = "gamenook.asgi.application"
 
 TEMPLATES = [
     {
@@ -163,6 +166,42 @@ SPECTACULAR_SETTINGS = {
         "ScoringEnum": "games.models.Table.Scoring",
     },
 }
+
+# --- WebSockets (live/) ------------------------------------------------------
+
+
+def channel_layers(url: str) -> dict[str, dict[str, object]]:
+    """Channels' layer: Redis's when ``url`` names a Redis database, else in-memory.
+
+    The in-memory layer reaches the consumers of one process only: enough for
+    ``make run`` (one daphne), where what the worker changes reaches the pages
+    through ``GAMENOOK_LIVE_RECHECK_SECONDS`` (live.ticker).
+    """
+    if not url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # A socket waits for its messages with BZPOPMIN, 5 s at a time (channels-redis's
+    # brpop_timeout); redis-py's own read timeout is 5 s too, and when it fires first
+    # the socket dies of a TimeoutError. The client waits longer than the server.
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": url, "socket_timeout": 15}]},
+        }
+    }
+
+
+CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default="")
+CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
+# Every open socket's presence record is touched this often (one query per process).
+GAMENOOK_LIVE_HEARTBEAT_SECONDS = env.float("GAMENOOK_LIVE_HEARTBEAT_SECONDS", default=30.0)
+# Each process reads the seq of the tables its sockets watch this often, and pushes
+# what changed without a message on the layer (a lost message, or the in-memory layer
+# while a worker plays): the safety net of the push, never its main path.
+GAMENOOK_LIVE_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_RECHECK_SECONDS", default=10.0)
+# A lobby's changes (seats taken, given up) send no signal: its sockets read it this often.
+GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS", default=1.0)
+# The largest frame a socket reads; an action is a few dozen bytes.
+GAMENOOK_LIVE_MAX_FRAME_BYTES = env.int("GAMENOOK_LIVE_MAX_FRAME_BYTES", default=16_384)
 
 # --- e-mail ---------------------------------------------------------------
 

@@ -14,6 +14,12 @@ SECRET_KEY = env.str(
 GAMENOOK_GAME_SEED = env.str("GAMENOOK_GAME_SEED", default="")
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 
+# daphne's runserver (make run): HTTP and WebSockets on one port, static files served.
+INSTALLED_APPS = ["daphne", *INSTALLED_APPS]  # noqa: F405
+# One process and the in-memory channel layer: the worker's moves (bot turns, timeouts)
+# reach the open sockets by the recheck, so it runs often here.
+GAMENOOK_LIVE_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_RECHECK_SECONDS", default=1.0)
+
 # Without Redis the worker and beat still run: kombu's filesystem transport keeps
 # messages as files under .broker/ (folders created by the Celery app on start).
 _BROKER_DIR = Path(env.str("GAMENOOK_BROKER_DIR", default=str(BASE_DIR / ".broker")))
@@ -33,3 +39,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # (gamenook.mail), unless EMAIL_URL names another backend.
 if "EMAIL_URL" not in env:
     EMAIL_BACKEND = "gamenook.mail.FolderEmailBackend"
+
+# daphne's runserver logs each request to "django.channels.server": once, with the time
+# (Django's own "django" console handler would print it a second time while DEBUG is on).
+LOGGING["loggers"] = {  # noqa: F405
+    "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False}
+}

@@ -1,13 +1,16 @@
 """Production settings: every secret from the environment, HTTPS everywhere."""
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import channel_layers, env
 
 DEBUG = False
 SECRET_KEY = env.str("DJANGO_SECRET_KEY")  # no default: refuse to start without one
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS")
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="redis://127.0.0.1:6379/0")
+# Several web processes: a move made in one reaches the sockets of all through Redis.
+CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default="redis://127.0.0.1:6379/1")
+CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
 
 # --- HTTPS and cookies ----------------------------------------------------
 

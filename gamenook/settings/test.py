@@ -1,7 +1,7 @@
 """Settings for pytest: SQLite unless DATABASE_URL is set, fast hashing, in-memory e-mail."""
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import channel_layers, env
 
 DEBUG = False
 SECRET_KEY = env.str(
@@ -29,3 +29,12 @@ CELERY_TASK_ALWAYS_EAGER = False
 # API tests stay synchronous: bots play inside the request. The notifications tests
 # switch this off and drive the Celery path.
 GAMENOOK_RUN_BOTS_INLINE = True
+
+# The WebSocket tests (tests/live/) use Redis's channel layer when this names a Redis
+# database (CI: .ci/run), the in-memory layer otherwise; some of them run on both.
+CHANNEL_LAYER_URL = env.str("GAMENOOK_TEST_CHANNEL_LAYER_URL", default="")
+CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
+
+# The real-time browser test (tests/web/test_browser_realtime.py) runs the server in a
+# process of its own; this makes it deal a known game there, as known_deals does here.
+GAMENOOK_GAME_SEED = env.str("GAMENOOK_TEST_GAME_SEED", default="")

@@ -247,6 +247,23 @@ def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, 
     return {"seq": result.table.seq, "events": events, "view": view}, _etag(table, view)
 
 
+def view_answer(table: Table, seat: int | None) -> tuple[dict[str, Any], str]:
+    """The body of ``GET /tables/{id}/view/`` for ``seat`` (None: a watcher) and its ETag.
+
+    The WebSocket layer (``live.consumers``) sends the same body after each change.
+    """
+    body = _view_out(table, seat)
+    return body, _etag(table, body)
+
+
+def move_answer(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, Any], str]:
+    """The answer to a move (its events as ``user`` sees them, the view after bots), ETag.
+
+    What the actions endpoint answers; the WebSocket layer answers an action the same way.
+    """
+    return _move_out(table_id, result, user)
+
+
 class _Empty(serializers.Serializer[Any]):
     """A body with no fields: anything sent is refused as unknown."""
 

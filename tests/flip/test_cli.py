@@ -81,3 +81,10 @@ def test_cli_bench_with_a_view_at_every_step_and_a_fixed_number_of_actions() -> 
     engine = json.loads(_run("bench", "--players", "3", "--actions", "500").stdout)
     assert engine["mode"] == "engine"
     assert engine["actions"] == figures["actions"]  # the same seeded games either way
+
+
+def test_cli_bench_checked_takes_each_action_with_apply_and_plays_the_same_games() -> None:
+    checked = json.loads(_run("bench", "--players", "3", "--actions", "500", "--checked").stdout)
+    trusted = json.loads(_run("bench", "--players", "3", "--actions", "500").stdout)
+    assert checked["mode"] == "engine-checked"
+    assert (checked["games"], checked["actions"]) == (trusted["games"], trusted["actions"])

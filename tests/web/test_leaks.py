@@ -13,6 +13,10 @@ the lobby) against the table's real state, as the API's leak tests do:
 - a watcher's page shows no face of any hand at all;
 - a move in words names only faces that seat may see (a card another seat drew
   is only counted).
+
+Real-time games too: move timers run out, players strike out (and then watch),
+disconnect and come back, and every page of each of them and of a watcher is
+checked the same way.
 """
 
 from __future__ import annotations
@@ -21,15 +25,19 @@ import os
 import random
 import re
 from collections import Counter
+from datetime import UTC, datetime
 from html.parser import HTMLParser
+from typing import Any
 
 import pytest
+import time_machine
+from django.contrib.auth.models import User
 from django.test import Client
 
 import flip
 from flip.cards import CODE_OF, SORT_OF
-from games import selectors
-from games.models import Move, Table
+from games import selectors, services
+from games.models import Connection, Move, Seat, Table
 from tests.web.conftest import logged_in, make_user
 
 pytestmark = pytest.mark.django_db
@@ -249,3 +257,131 @@ def test_whole_games_through_the_web_client_never_leak_what_a_seat_may_not_see()
     assert totals["games"] == GAMES
     assert totals["moves"] > GAMES * 5
     assert totals["looks"] > GAMES
+
+
+# --- real-time tables ------------------------------------------------------------------
+#
+# The same checks over whole real-time games (rulings 17 and 18): move timers run out
+# (ruling 4's move and a strike; at the third a bot takes the seat and its player
+# watches), players disconnect (the seat is held, then a bot plays it until they are
+# back). Each seat's page, and the page of a player who struck out, shows the seat's
+# own view or the watcher's, never another seat's active faces.
+
+RT_GAMES = int(os.environ.get("WEB_LEAK_RT_GAMES", "4"))
+RT_LAYOUTS = [(2, 1), (3, 0), (2, 0), (1, 2)]
+
+
+def viewer(table_id: int, user_id: int) -> int | None:
+    """The seat whose view ``user_id`` gets now: theirs, or None once a bot took it."""
+    seat = Seat.objects.filter(table_id=table_id, user_id=user_id).first()
+    return None if seat is None else seat.number
+
+
+def check_everyone(table_id: int, clients: dict[int, tuple[int, Client]], watcher: Client) -> int:
+    """Every player's table page and live part, and the watcher's: returns how many."""
+    base = f"/tables/{table_id}/"
+    looked = 0
+    for user_id, client in [*clients.values(), (0, watcher)]:
+        seat = viewer(table_id, user_id) if user_id else None
+        for url in (base, base + "live/"):
+            response = client.get(url)
+            assert response.status_code == 200
+            html = response.content.decode()
+            assert "data-move-timer" in html or real(table_id).over
+            check_page(html, table_id, seat)
+            looked += 1
+    return looked
+
+
+def rt_event(table_id: int, rng: random.Random, clock: Any, users: dict[int, int]) -> str | None:
+    """Now and then: a move timer runs out, a player leaves their page or comes back."""
+    table = Table.objects.get(pk=table_id)
+    roll = rng.random()
+    if roll < 0.12 and table.deadline_at is not None:
+        clock.move_to(table.deadline_at)
+        services.table_timeout(table_id=table_id, turn=table.turn)
+        return "timeouts"
+    if roll < 0.24:
+        number = rng.choice(sorted(users))
+        channel = f"rt-{table_id}-{number}"
+        if Connection.objects.filter(channel=channel).exists():
+            services.presence_close(channel=channel)
+            held = Seat.objects.get(table_id=table_id, number=number).held_until
+            if held is not None:
+                clock.move_to(held)
+                services.seat_hold_expire(table_id=table_id, number=number)
+            return "disconnects"
+        user = User.objects.get(pk=users[number])
+        services.presence_open(table_id=table_id, user=user, channel=channel)
+        return "connects"
+    return None
+
+
+def play_one_realtime_game(index: int, clock: Any) -> Counter[str]:
+    rng = random.Random(1000 + index)
+    people, bots = RT_LAYOUTS[index % len(RT_LAYOUTS)]
+    users = [make_user() for _ in range(people)]
+    clients = {n: (u.pk, logged_in(u)) for n, u in enumerate(users)}
+    watcher = logged_in(make_user())
+    host = clients[0][1]
+    created = host.post(
+        "/tables/new/",
+        {
+            "seat_count": people + bots,
+            "mode": "real_time",
+            "move_timer": "fast",
+            "scoring": "single",
+            "allow_watchers": "on",
+        },
+    )
+    table_id = int(created["Location"].strip("/").split("/")[-1])
+    base = f"/tables/{table_id}/"
+    for number in range(1, people):
+        assert clients[number][1].post(base + "join/").status_code == 302
+    for _ in range(bots):
+        assert host.post(base + "bots/", {"level": "easy"}).status_code == 302
+    for number, (user_id, _) in clients.items():  # every player's page is open
+        services.presence_open(
+            table_id=table_id, user=User.objects.get(pk=user_id), channel=f"rt-{table_id}-{number}"
+        )
+    assert host.post(base + "start/", HTTP_X_GAMENOOK_LIVE="1").status_code == 200
+    counts: Counter[str] = Counter(games=1)
+    seat_users = {n: u for n, (u, _) in clients.items()}
+    for _ in range(3000):
+        services.table_run_bots(table_id=table_id)  # a bot's or an away player's turns
+        state = real(table_id)
+        if state.over:
+            break
+        if rng.random() < 0.2:
+            counts["looks"] += check_everyone(table_id, clients, watcher)
+        if (event := rt_event(table_id, rng, clock, seat_users)) is not None:
+            counts[event] += 1
+            continue
+        seat = state.current
+        mover = next((c for n, (u, c) in clients.items() if viewer(table_id, u) == seat), None)
+        if mover is None:
+            continue  # a bot plays it (the next loop runs it)
+        html = mover.get(base + "live/").content.decode()
+        check_page(html, table_id, seat)
+        answer = mover.post(base + "act/", choose(html, rng), HTTP_X_GAMENOOK_LIVE="1")
+        assert answer.status_code == 200, answer.content[:300]
+        check_page(answer.json()["html"], table_id, seat)
+        counts["moves"] += 1
+    assert real(table_id).over, "the game did not end"
+    counts["looks"] += check_everyone(table_id, clients, watcher)
+    counts["replaced"] += Seat.objects.filter(
+        table_id=table_id, previous_user__isnull=False
+    ).count()
+    return counts
+
+
+def test_whole_real_time_games_never_leak_what_a_seat_may_not_see() -> None:
+    totals: Counter[str] = Counter()
+    with time_machine.travel(datetime(2030, 3, 1, 9, 0, tzinfo=UTC), tick=False) as clock:
+        for index in range(RT_GAMES):
+            totals.update(play_one_realtime_game(index, clock))
+    assert totals["games"] == RT_GAMES
+    # The games went through what real time adds: timeouts, strike-outs, holds, returns.
+    assert totals["timeouts"] > 0 and totals["replaced"] > 0, totals
+    assert totals["disconnects"] > 0 and totals["connects"] > 0, totals
+    assert totals["looks"] > RT_GAMES * 10, totals

@@ -28,6 +28,7 @@ def table_id_of(response: Any) -> int:
 def new_table(client: Client, **fields: str) -> int:
     data = {
         "seat_count": "3",
+        "mode": "turn_by_turn",
         "turn_hours": "24",
         "timeout_policy": "bot",
         "scoring": "single",
@@ -153,8 +154,11 @@ def test_a_table_opens_with_every_option_of_the_form() -> None:
         True,
         False,
     )
-    refused = host.post("/tables/new/", {"seat_count": "11", "turn_hours": "5"})
-    assert refused.status_code == 302 and Table.objects.count() == 2
+    refused = host.post(
+        "/tables/new/", {"seat_count": "11", "mode": "turn_by_turn", "turn_hours": "5"}
+    )
+    assert refused.status_code == 400 and Table.objects.count() == 2
+    assert "Select a valid choice" in refused.content.decode()
 
 
 def test_the_lobby_lists_my_turn_first_then_my_games_open_tables_and_finished_ones() -> None:

@@ -1,4 +1,9 @@
 // Every deadline on a page counts down: <time datetime="..." data-deadline>.
+// A real-time table's move timer is a ring: <div data-move-timer data-deadline-ms
+// data-seconds>, counted against the server's clock. The live part carries the
+// server's time when it was rendered (data-now, ms); the difference with this
+// browser's clock at the moment the part arrived is the offset, so a browser whose
+// clock is wrong still shows the table's time.
 (function () {
   "use strict";
   const Gamenook = (window.Gamenook = window.Gamenook || {});
@@ -13,13 +18,47 @@
     return `${s} s left`;
   }
 
-  function tick() {
-    document.querySelectorAll("[data-deadline]").forEach((el) => {
-      el.textContent = left(new Date(el.getAttribute("datetime")) - Date.now());
+  // The server's clock minus ours, in ms, from the newest live part seen.
+  let offset = 0;
+  function learnOffset() {
+    document.querySelectorAll("[data-now]:not([data-offset])").forEach((el) => {
+      const serverNow = Number(el.dataset.now);
+      if (!serverNow) return;
+      offset = serverNow - Date.now();
+      el.dataset.offset = String(offset);
     });
   }
 
-  Gamenook.clock = {tick};
+  function serverNow() {
+    return Date.now() + offset;
+  }
+
+  function tickRings() {
+    learnOffset();
+    document.querySelectorAll("[data-move-timer]").forEach((el) => {
+      const total = Number(el.dataset.seconds) * 1000;
+      const ms = Math.max(0, Number(el.dataset.deadlineMs) - serverNow());
+      const ring = el.querySelector(".timer-ring");
+      if (ring) ring.style.setProperty("--left", total ? Math.min(1, ms / total).toFixed(3) : "0");
+      const text = ms > 0 ? `${Math.ceil(ms / 1000)} s left` : "time is up";
+      const label = el.querySelector(".timer-text");
+      if (label && label.textContent !== text) label.textContent = text;
+      el.classList.toggle("urgent", ms <= 5000);
+    });
+  }
+
+  function tick() {
+    tickRings();
+    document.querySelectorAll("[data-deadline]").forEach((el) => {
+      el.textContent = left(new Date(el.getAttribute("datetime")) - serverNow());
+    });
+  }
+
+  Gamenook.clock = {tick, serverNow};
   tick();
   setInterval(tick, 1000);
+  // The ring moves smoothly: four times a second, only while a page has one.
+  setInterval(() => {
+    if (document.querySelector("[data-move-timer]")) tickRings();
+  }, 250);
 })();

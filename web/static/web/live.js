@@ -1,14 +1,27 @@
-// How a table page learns that its table changed: one small interface, two parts.
+// How a table page learns that its table changed: one small interface, two transports.
 //
-//   const live = Gamenook.live.connect({url, etag, onUpdate(html, etag)});
-//                      // onUpdate returns false to refuse an update older than the page
+//   const live = Gamenook.live.connect({
+//     url,              // the live fragment (GET with If-None-Match)
+//     etag,             // the version the page shows
+//     onUpdate(html, etag),  // returns false to refuse an update older than the page
+//     transport,        // "poll" (default) or "socket"
+//     socketUrl,        // "socket": the table's WebSocket path, /ws/tables/<id>/
+//     onState(state),   // "socket": "connecting", "live", "reconnecting" or "closed"
+//   });
 //   live.known(etag)   // the page already shows this version (after its own move)
 //   live.refresh()     // ask now
 //   live.close()
+//   live.state         // the socket's state ("live" for the poller)
 //
-// Today the transport polls the live fragment once a second with If-None-Match;
-// the server answers 304 until the table's seq (or the viewer's seat) changes.
-// A WebSocket transport (real-time tables) can replace it behind the same calls.
+// The poller asks for the live fragment once a second with If-None-Match; the server
+// answers 304 until the table's seq (or the viewer's seat) changes.
+// The socket (real-time tables, docs/web.md) is told of each change as it commits: a
+// "view" frame (the API's view of this user, with the table's seq). On each it fetches
+// the fragment exactly as the poller does (one GET with If-None-Match: a 304 when the
+// page already shows it), so the page renders one way whichever transport runs. It reconnects by itself, with a
+// backoff, and fetches once on every (re)connection for what it missed. While it is
+// down, <html> carries the class "live-reconnecting" and data-live="reconnecting"
+// (every state is in data-live), and onState is called.
 (function () {
   "use strict";
   const Gamenook = (window.Gamenook = window.Gamenook || {});
@@ -22,6 +35,7 @@
       this.timer = null;
       this.closed = false;
       this.inFlight = false;
+      this.state = "live";
       this.schedule(interval);
     }
     schedule(delay) {
@@ -60,8 +74,110 @@
     }
   }
 
+  // Close codes 4400-4499 are refusals (not logged in, no longer allowed, no such
+  // table): connecting again would be refused again.
+  const REFUSED = (code) => code >= 4400 && code < 4500;
+
+  class Socket {
+    constructor({url, etag, onUpdate, socketUrl, onState, backoff = 500, maxBackoff = 15000}) {
+      this.url = url;
+      this.etag = etag || "";
+      this.onUpdate = onUpdate;
+      this.onState = onState || (() => {});
+      this.backoff = backoff;
+      this.maxBackoff = maxBackoff;
+      this.attempts = 0;
+      this.closed = false;
+      this.inFlight = false;
+      this.again = false;
+      this.seq = null; // the seq of the last view frame
+      this.timer = null;
+      this.socketUrl = new URL(socketUrl, window.location.href);
+      this.socketUrl.protocol = this.socketUrl.protocol === "https:" ? "wss:" : "ws:";
+      this.setState("connecting");
+      this.open();
+    }
+    setState(state) {
+      this.state = state;
+      const html = document.documentElement;
+      html.dataset.live = state;
+      html.classList.toggle("live-reconnecting", state === "reconnecting");
+      this.onState(state);
+    }
+    open() {
+      if (this.closed) return;
+      const ws = (this.ws = new WebSocket(this.socketUrl.href));
+      ws.onopen = () => {
+        this.attempts = 0;
+        this.setState("live");
+      };
+      ws.onmessage = (event) => {
+        let frame;
+        try {
+          frame = JSON.parse(event.data);
+        } catch (error) {
+          return;
+        }
+        if (frame.type !== "view") return;
+        // The server sends a view only when it differs from the last one this socket
+        // got, and once on every (re)connection: each is worth one conditional GET.
+        this.seq = frame.view.seq;
+        this.refresh();
+      };
+      ws.onclose = (event) => {
+        this.ws = null;
+        this.seq = null;
+        if (this.closed) return;
+        if (REFUSED(event.code)) {
+          this.setState("closed");
+          return;
+        }
+        this.setState("reconnecting");
+        const delay = Math.min(this.maxBackoff, this.backoff * 2 ** this.attempts);
+        this.attempts += 1;
+        // Jitter: many pages dropped by one restart do not all come back at once.
+        this.timer = setTimeout(() => this.open(), delay * (0.5 + Math.random() / 2));
+      };
+    }
+    known(etag) {
+      if (etag) this.etag = etag;
+    }
+    async refresh() {
+      if (this.closed) return;
+      if (this.inFlight) {
+        this.again = true; // a change came while fetching: fetch once more after
+        return;
+      }
+      this.inFlight = true;
+      try {
+        const headers = {"X-Gamenook-Live": "1"};
+        if (this.etag) headers["If-None-Match"] = this.etag;
+        const response = await fetch(this.url, {headers, cache: "no-store", credentials: "same-origin"});
+        if (response.status === 200) {
+          const etag = response.headers.get("ETag") || "";
+          const html = await response.text();
+          if (this.onUpdate(html, etag) !== false) this.etag = etag;
+        }
+      } catch (error) {
+        // Offline for a moment: the socket drops too, and its reconnection fetches again.
+      } finally {
+        this.inFlight = false;
+        if (this.again) {
+          this.again = false;
+          this.refresh();
+        }
+      }
+    }
+    close() {
+      this.closed = true;
+      clearTimeout(this.timer);
+      if (this.ws) this.ws.close(1000);
+      this.setState("closed");
+    }
+  }
+
   Gamenook.live = {
-    transports: {poll: Poller},
+    transports: {poll: Poller, socket: Socket},
     connect(options) {
       const Transport = Gamenook.live.transports[options.transport || "poll"];
       return new Transport(options);

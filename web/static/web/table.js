@@ -70,9 +70,17 @@
     return true;
   }
 
+  // Real-time tables carry data-socket-url and are pushed to; the others poll.
+  const status = document.getElementById("live-status");
   const live = Gamenook.live.connect({
     url: root.dataset.liveUrl,
     etag: root.dataset.etag,
+    transport: root.dataset.socketUrl ? "socket" : "poll",
+    socketUrl: root.dataset.socketUrl,
+    // The socket dropped: say so until it is back (it reconnects by itself).
+    onState: (state) => {
+      if (status) status.hidden = state !== "reconnecting";
+    },
     onUpdate: (html, etag) => {
       // While our own move is on its way its answer is the news: a poll that lands
       // first would let the player act on a page the answer is about to replace.
@@ -83,6 +91,9 @@
       return accepted;
     },
   });
+
+  // For the page's other scripts (the move timer, the strikes): the live connection.
+  Gamenook.table = {live};
 
   // Every form in the live part is sent in the background; the answer carries the new fragment.
   document.addEventListener("submit", async (event) => {

@@ -1,0 +1,25 @@
+"""The settings live reads, each in one place (defaults: gamenook/settings/base.py)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+
+def heartbeat_seconds() -> float:
+    """How often a process touches the presence records of its open sockets."""
+    return float(settings.GAMENOOK_LIVE_HEARTBEAT_SECONDS)
+
+
+def recheck_seconds() -> float:
+    """How often a process reads the versions of the tables its sockets show."""
+    return float(settings.GAMENOOK_LIVE_RECHECK_SECONDS)
+
+
+def lobby_recheck_seconds() -> float:
+    """How often a process reads the versions of the lobbies its sockets show."""
+    return float(settings.GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS)
+
+
+def max_frame_bytes() -> int:
+    """The largest frame a socket reads; a larger one is answered ``request_too_large``."""
+    return int(settings.GAMENOOK_LIVE_MAX_FRAME_BYTES)

@@ -1,0 +1,271 @@
+"""One consumer per socket at ``/ws/tables/<id>/``: the table as this user may see it, live.
+
+The protocol (docs/api.md, "WebSockets"):
+
+- On connect the socket is admitted as the REST API's ``GET /tables/{id}/view/``
+  admits a request (``games.selectors.viewer_seat``; the web client's
+  ``web_viewer_seat`` for a session, so a moderator may watch), or refused with
+  an ``error`` frame and the close code ``4000 + status`` (4401, 4403, 4404).
+- ``{"type": "view", "etag": ..., "view": {...}}`` at once and after every
+  committed change: ``view`` is the body of ``GET /tables/{id}/view/`` for this
+  user, built by the same function (``games.apis.tables.view_answer``). The
+  change reaches the socket as a bare "table N changed" through the channel
+  layer; the socket rebuilds its own view, reading its seat afresh each time.
+- ``{"type": "action", "action": {...}, "expected_seq": n}`` and
+  ``{"type": "concede"}`` go through the same service functions, input
+  serializer and rate limit as the REST API; the answer is a ``moved`` frame
+  (the move's events as this seat may see them) and the new view.
+- Whatever a frame gets wrong is answered with ``{"type": "error", "status": n,
+  "error": {...}}`` in the API's one error shape, and the socket stays open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import SimpleNamespace
+from typing import Any, cast
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.contrib.auth.models import User
+from rest_framework import exceptions, serializers
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+
+from games import selectors, services
+from games.apis.common import ActionThrottle, InvalidBody, parse_input
+from games.apis.errors import error_body, exception_handler
+from games.apis.fields import StrictChoiceField, StrictIntegerField
+from games.apis.parsers import RequestTooLarge, parse_json_bytes
+from games.apis.tables import TableActionApi, move_answer, view_answer
+from games.errors import ServiceError
+from games.services import MoveResult
+
+from . import conf
+from .receivers import group_name
+from .ticker import Version, ticker
+
+logger = logging.getLogger(__name__)
+
+#: What a socket answers in the API's error shape (anything else is a server error).
+REFUSALS = (ServiceError, selectors.RuleError, exceptions.APIException)
+
+_RENDERER = JSONRenderer()  # the API's own rendering of a body
+
+#: An answer to a move: the actions endpoint's body, its ETag, the table's version.
+Answer = tuple[dict[str, Any], str, Version]
+
+
+class UnknownMessage(ServiceError):
+    status = 400
+    code = "unknown_message"
+    message = 'A frame\'s "type" is "action", "concede" or "ping".'
+
+    def __init__(self) -> None:
+        super().__init__(fields={"type": ["Not a message this socket takes."]})
+
+
+class ActionFrame(serializers.Serializer[Any]):
+    type = StrictChoiceField(choices=["action"])
+    # Checked field by field by the actions endpoint's own serializer.
+    action = serializers.DictField()
+    expected_seq = StrictIntegerField(required=False, allow_null=True, min_value=0)
+
+
+class BareFrame(serializers.Serializer[Any]):
+    """``concede`` and ``ping`` carry nothing but their type."""
+
+    type = StrictChoiceField(choices=["concede", "ping"])
+
+
+def refusal(exc: Exception) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and the API's error body for ``exc`` (a server error if unknown)."""
+    response = exception_handler(exc, {})
+    if response is None:
+        return 500, error_body("server_error", "Something went wrong on our side.")
+    return response.status_code, dict(response.data)
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    table_id: int
+    user: User | None
+    lock: asyncio.Lock
+    last_text: str
+    last_seq: int
+    admitted: bool
+    closing: bool
+
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.lock = asyncio.Lock()
+        self.last_text, self.last_seq = "", -1
+        self.admitted = self.closing = False
+        user = self.scope.get("user")
+        self.user = user if isinstance(user, User) and user.is_authenticated else None
+        try:
+            if "auth_error" in self.scope:
+                raise cast(dict[str, Any], self.scope)["auth_error"]
+            if self.user is None:
+                raise exceptions.NotAuthenticated()
+            await database_sync_to_async(self._admit)()
+        except REFUSALS as exc:
+            # Accepted all the same: a refusal is a frame the client can read, then the close.
+            await self.accept()
+            await self._refuse(exc)
+            return
+        # Joined before the first view is built: no change can fall between the two.
+        await self.channel_layer.group_add(group_name(self.table_id), self.channel_name)
+        self.admitted = True
+        ticker.add(self.channel_name, self.table_id)
+        # Counted as connected before the client learns the socket is open.
+        await database_sync_to_async(services.presence_open)(
+            table_id=self.table_id, user=self.user, channel=self.channel_name
+        )
+        await self.accept()
+        await self.push_view()
+
+    async def disconnect(self, code: int) -> None:  # noqa: ARG002 (Channels' signature)
+        if not self.admitted:
+            return
+        self.admitted = False
+        ticker.remove(self.channel_name)
+        await self.channel_layer.group_discard(group_name(self.table_id), self.channel_name)
+        await database_sync_to_async(services.presence_close)(channel=self.channel_name)
+
+    # --- frames from the client ------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.admitted or self.closing:
+            return  # refused: the close is on its way
+        raw = text_data.encode("utf-8", "surrogatepass") if text_data is not None else bytes_data
+        try:
+            if raw is None or len(raw) > conf.max_frame_bytes():
+                raise RequestTooLarge("The frame is larger than the server accepts.")
+            await self._handle(parse_json_bytes(raw))
+        except REFUSALS as exc:
+            await self._send_error(exc)
+        except Exception as exc:  # a bug of ours: answered, logged, and the socket stays
+            logger.exception("a frame at table %s failed", self.table_id)
+            await self._send_error(exc)
+
+    async def _handle(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            raise InvalidBody("A frame must be a JSON object.")
+        kind = message.get("type")
+        if kind == "action":
+            frame = parse_input(ActionFrame, message)
+            await self._answer(await database_sync_to_async(self._act)(frame))
+        elif kind == "concede":
+            parse_input(BareFrame, message)
+            await self._answer(await database_sync_to_async(self._concede)())
+        elif kind == "ping":
+            parse_input(BareFrame, message)
+            await self._send_json({"type": "pong"})
+        else:
+            raise UnknownMessage()
+
+    # --- pushes from the channel layer -----------------------------------------
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        """The table changed (``live.receivers``, ``live.ticker``): rebuild our own view."""
+        if self.admitted and not self.closing and event.get("seq", 0) >= self.last_seq:
+            await self.push_view()
+
+    async def push_view(self) -> None:
+        """Send this user's view as it is now, unless it is the one last sent."""
+        async with self.lock:
+            try:
+                body, etag, version = await database_sync_to_async(self._view)()
+            except REFUSALS as exc:  # no longer allowed to see the table, or it is gone
+                await self._refuse(exc)
+                return
+            await self._send_view(body, etag, version)
+
+    # --- sync work, in Channels' database thread ------------------------------
+
+    def _seat(self, table: Any) -> int | None:
+        assert self.user is not None  # noqa: S101 (admitted sockets have a user)
+        if self.scope.get("auth") == "session":
+            return selectors.web_viewer_seat(table, self.user)
+        return selectors.viewer_seat(table, self.user)
+
+    def _admit(self) -> None:
+        self._seat(selectors.table_get(self.table_id))
+
+    def _view(self) -> tuple[dict[str, Any], str, Version]:
+        table = selectors.table_get(self.table_id)
+        body, etag = view_answer(table, self._seat(table))
+        return body, etag, selectors.table_live_version(table)
+
+    def _throttle(self) -> None:
+        # The REST API's budget for writes at tables, shared with it: a user's
+        # actions count the same whichever way they come.
+        throttle = ActionThrottle()
+        caller = cast(Request, SimpleNamespace(user=self.user, META={}))
+        if not throttle.allow_request(caller, None):  # type: ignore[arg-type]
+            raise exceptions.Throttled(throttle.wait())
+
+    def _act(self, frame: dict[str, Any]) -> Answer:
+        assert self.user is not None  # noqa: S101
+        self._throttle()
+        data = parse_input(TableActionApi.InputSerializer, frame["action"])
+        expected_seq = data.pop("expected_seq", None)
+        if "expected_seq" in frame:
+            expected_seq = frame["expected_seq"]
+        result = services.table_apply_action(
+            table_id=self.table_id, user=self.user, data=data, expected_seq=expected_seq
+        )
+        return self._moved(result)
+
+    def _concede(self) -> Answer:
+        assert self.user is not None  # noqa: S101
+        self._throttle()
+        return self._moved(services.table_concede(table_id=self.table_id, user=self.user))
+
+    def _moved(self, result: MoveResult) -> Answer:
+        assert self.user is not None  # noqa: S101
+        body, etag = move_answer(self.table_id, result, self.user)
+        # The table row the answer was built from stays inside move_answer (bots may
+        # have moved after the move): a version no table has makes the next recheck
+        # rebuild the view once, which sends nothing if it is this one.
+        view = body["view"]
+        return body, etag, (view["seq"], view["status"], -1, len(view["seats"]))
+
+    # --- frames to the client --------------------------------------------------
+
+    async def _answer(self, answer: Answer) -> None:
+        body, etag, version = answer
+        async with self.lock:
+            await self._send_json({"type": "moved", "seq": body["seq"], "events": body["events"]})
+            await self._send_view(body["view"], etag, version)
+
+    async def _send_view(self, body: dict[str, Any], etag: str, version: Version) -> None:
+        """Send a view (the lock is held); never one older than the last sent, nor it again."""
+        if body["seq"] < self.last_seq:
+            return
+        ticker.shown(self.channel_name, version)
+        text = self._render({"type": "view", "etag": etag, "view": body})
+        if text == self.last_text:
+            return
+        self.last_text, self.last_seq = text, body["seq"]
+        await self.send(text_data=text)
+
+    async def _send_error(self, exc: Exception) -> None:
+        status, error = refusal(exc)
+        await self._send_json({"type": "error", "status": status, "error": error})
+
+    async def _refuse(self, exc: Exception) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        status, error = refusal(exc)
+        await self._send_json({"type": "error", "status": status, "error": error})
+        await self.close(code=4000 + status)
+
+    async def _send_json(self, frame: dict[str, Any]) -> None:
+        await self.send(text_data=self._render(frame))
+
+    @staticmethod
+    def _render(frame: dict[str, Any]) -> str:
+        return bytes(_RENDERER.render(frame)).decode()

@@ -1,0 +1,121 @@
+"""What one process does for all its open sockets at once, every few seconds.
+
+- The heartbeat: ``games.services.presence_touch`` with every open socket's
+  channel, one call per ``GAMENOOK_LIVE_HEARTBEAT_SECONDS``, so a record whose
+  process died stops being touched and the games layer can tell.
+- The recheck: the version (seq, status, presence, seats taken) of every table a socket
+  shows, one query per ``GAMENOOK_LIVE_RECHECK_SECONDS``; a socket whose view is
+  older than its table is told to rebuild it. The push (``live.receivers``) is
+  the main path; this catches a message the layer lost, and with the in-memory
+  layer of ``make run`` the changes another process (the Celery worker) made.
+  Tables in the lobby, whose changes are not signalled, are read more often
+  (``GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS``).
+
+One ticker per process and event loop; it runs while a socket is open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from games import selectors, services
+
+from . import conf
+
+logger = logging.getLogger(__name__)
+
+LOBBY = "lobby"  # games.models.Table.Status.LOBBY (live reads no model)
+
+#: What a socket shows of its table: (seq, status, presence version, seats taken).
+Version = tuple[int, str, int, int]
+
+
+@dataclass
+class _Socket:
+    table_id: int
+    shown: Version | None = None
+
+
+class Ticker:
+    def __init__(self) -> None:
+        self.sockets: dict[str, _Socket] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.last_beat = self.last_recheck = time.monotonic()
+
+    def add(self, channel: str, table_id: int) -> None:
+        self.sockets[channel] = _Socket(table_id)
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.last_beat = self.last_recheck = time.monotonic()
+            self.task = loop.create_task(self._run())
+
+    def shown(self, channel: str, version: Version) -> None:
+        """The socket ``channel`` has just sent the view of this version."""
+        socket = self.sockets.get(channel)
+        if socket is not None:
+            socket.shown = version
+
+    def remove(self, channel: str) -> None:
+        self.sockets.pop(channel, None)
+        if not self.sockets and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(conf.lobby_recheck_seconds())
+            try:
+                await self.tick()
+            except Exception:  # the next tick tries again; a socket must not die of it
+                logger.exception("the live ticker failed")
+
+    async def tick(self, *, beat: bool | None = None, everything: bool | None = None) -> None:
+        """Recheck the sockets' tables (the lobbies' at every tick, the rest when due);
+        touch the presence records when a beat is due."""
+        now = time.monotonic()
+        if beat is None:
+            beat = now - self.last_beat >= conf.heartbeat_seconds()
+        if beat:
+            self.last_beat = now
+            await database_sync_to_async(services.presence_touch)(channels=list(self.sockets))
+        if everything is None:
+            everything = now - self.last_recheck >= conf.recheck_seconds()
+        if everything:
+            self.last_recheck = now
+        await self.recheck(lobbies_only=not everything)
+
+    async def recheck(self, *, lobbies_only: bool = False) -> int:
+        """Tell each socket whose table moved past its view; how many were told.
+
+        Lobby changes (a seat taken or given up) send no ``table_changed``: the
+        sockets at a lobby learn of them here, every ``GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS``.
+        """
+        sockets = [
+            (channel, socket)
+            for channel, socket in self.sockets.items()
+            if not lobbies_only or socket.shown is None or socket.shown[1] == LOBBY
+        ]
+        ids = sorted({socket.table_id for _, socket in sockets})
+        if not ids:
+            return 0
+        versions = await database_sync_to_async(selectors.tables_versions)(ids)
+        layer = get_channel_layer()
+        told = 0
+        for channel, socket in sockets:
+            version = versions.get(socket.table_id)
+            if socket.shown is not None and version == socket.shown:
+                continue
+            seq = version[0] if version is not None else 0
+            if layer is not None:
+                await layer.send(channel, {"type": "table.changed", "seq": seq})
+                told += 1
+        return told
+
+
+ticker = Ticker()
