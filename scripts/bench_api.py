@@ -139,6 +139,9 @@ def _server_env(database_url: str, broker: str) -> dict[str, str]:
         DJANGO_LOG_LEVEL="WARNING",
         DATABASE_URL=database_url,
         CELERY_BROKER_URL=broker,
+        # The real-time push (live.receivers) on the same Redis database, never the
+        # production default's.
+        CHANNEL_LAYER_URL=broker,
         GAMENOOK_BENCH_ENDPOINTS="true",
         GAMENOOK_RUN_BOTS_INLINE="false",
         GAMENOOK_RATE_ACTIONS="100000000/minute",

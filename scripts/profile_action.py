@@ -100,6 +100,7 @@ def main() -> int:
     os.environ.update(
         DATABASE_URL=args.database_url,
         CELERY_BROKER_URL=args.broker,
+        CHANNEL_LAYER_URL=args.broker,  # the real-time push too, not production's default
         DJANGO_SETTINGS_MODULE="gamenook.settings.production",
         DJANGO_SECRET_KEY="profile-only-" + "x" * 50,
         DJANGO_ALLOWED_HOSTS="testserver,127.0.0.1",
