@@ -72,10 +72,12 @@ bench-engine: venv
 	$(RLCARD_PYTHON) scripts/bench_interleaved.py --players 4 --slices 20
 	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
 
-# Needs PostgreSQL (BENCH_PG, a server URL without database name) and Redis db 15 empty.
+# Needs PostgreSQL (BENCH_PG, a server URL without database name; BENCH_API_DATABASE names
+# the scratch database, default gamenook_bench, dropped afterwards) and an empty Redis
+# database (BENCH_API_BROKER_URL, default redis://127.0.0.1:6379/15).
 BENCH_PG ?= postgres://postgres@127.0.0.1:5432
 bench-api: venv
-	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 20 --clients 16 --tables 64
+	$(BIN)/python scripts/bench_api.py --server-url $(BENCH_PG) --seconds 10 --rounds 3 --clients 16 --tables 64
 
 # Needs PostgreSQL and Redis: BENCH_DATABASE_URL names a scratch database (created if
 # missing, emptied), BENCH_BROKER_URL an empty Redis database; BENCH_SWEEP_FLAGS=--million

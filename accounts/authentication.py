@@ -24,9 +24,12 @@ class TokenAuthentication(authentication.TokenAuthentication):
     """``Authorization: Token <key>``, looked up by the key's SHA-256."""
 
     def authenticate_credentials(self, key: str) -> tuple[User, ApiToken]:
-        token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
-        if token is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
+        try:
+            # get(), not first(): the digest is unique, and the model's ordering (by user,
+            # then date) would cost an ORDER BY to compile on every request.
+            token = ApiToken.objects.select_related("user").get(digest=token_digest(key))
+        except ApiToken.DoesNotExist:
+            raise exceptions.AuthenticationFailed("Invalid token.") from None
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         now = timezone.now()

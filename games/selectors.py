@@ -27,27 +27,59 @@ def table_get(table_id: int) -> Table:
         raise NotFound() from None
 
 
-def seat_for(table: Table, user: User | AnonymousUser) -> Seat | None:
-    """The seat ``user`` plays at ``table`` (None when they hold none)."""
+def table_with_seats(table_id: int) -> tuple[Table, list[Seat]]:
+    """The table and its seats with their users, in number order, in one statement.
+
+    Each seat's ``table`` is the returned instance. A table with no seat left
+    (a lobby its host closed) costs a second statement.
+    """
+    # Sorted here: an ORDER BY (the model's is by table, then number) costs more to
+    # compile than sorting ten seats.
+    seats = list(Seat.objects.select_related("table", "user").filter(table_id=table_id).order_by())
+    if not seats:
+        return table_get(table_id), []
+    seats.sort(key=lambda seat: seat.number)
+    table = seats[0].table
+    for seat in seats:
+        seat.table = table
+    return table, seats
+
+
+def seat_for(
+    table: Table, user: User | AnonymousUser, seats: list[Seat] | None = None
+) -> Seat | None:
+    """The seat ``user`` plays at ``table`` (None when they hold none).
+
+    ``seats``: the table's seats, read already (``table_with_seats``).
+    """
     if not user.is_authenticated:
         return None
+    if seats is not None:
+        return next((seat for seat in seats if seat.user_id == user.pk), None)
     seat: Seat | None = table.seats.filter(user=user).first()
     return seat
 
 
-def viewer_seat(table: Table, user: User | AnonymousUser) -> int | None:
+def viewer_seat(
+    table: Table, user: User | AnonymousUser, seats: list[Seat] | None = None
+) -> int | None:
     """The flip seat whose view ``user`` gets: their seat, or None for a watcher.
 
     A player whose seat a moderator handed to a bot watches their own table
     whatever its watcher setting. Raises ``Forbidden`` when the user holds no
-    seat, held none, and the table does not allow watching.
+    seat, held none, and the table does not allow watching. ``seats``: the
+    table's seats, read already (``table_with_seats``).
     """
-    seat = seat_for(table, user)
+    seat = seat_for(table, user, seats)
     if seat is not None:
         return seat.number
     if table.allow_watchers:
         return None
-    if user.is_authenticated and table.seats.filter(previous_user=user).exists():
+    if user.is_authenticated and (
+        any(one.previous_user_id == user.pk for one in seats)
+        if seats is not None
+        else table.seats.filter(previous_user=user).exists()
+    ):
         return None  # their seat went to a bot: they may still watch their own table
     raise Forbidden("This table does not allow watchers.", code="watching_not_allowed")
 
@@ -70,9 +102,15 @@ def seat_to_act(table: Table) -> Seat | None:
     return seat
 
 
-def table_view(table: Table, seat: int | None) -> flip.SeatView | flip.WatcherView | None:
-    """flip's view of the game for ``seat`` (None: watcher); None before the start."""
-    state = table_state(table)
+def table_view(
+    table: Table, seat: int | None, state: flip.GameState | None = None
+) -> flip.SeatView | flip.WatcherView | None:
+    """flip's view of the game for ``seat`` (None: watcher); None before the start.
+
+    ``state``: the game in ``table``'s snapshot, when the caller holds it already.
+    """
+    if state is None:
+        state = table_state(table)
     if state is None:
         return None
     return flip.view(state, seat)

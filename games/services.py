@@ -16,13 +16,14 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Field
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 import flip
@@ -47,6 +48,9 @@ class MoveResult:
     moves: list[Move]
     #: True when the change began a new turn (a new deadline).
     new_turn: bool = False
+    #: The table's seats (with their users) as they stand after the change, when the
+    #: service read them anyway and knows them current; None: read them if needed.
+    seats: list[Seat] | None = None
 
     @property
     def seat(self) -> int | None:
@@ -65,19 +69,60 @@ def _lock_table(table_id: int) -> Table:
         raise NotFound() from None
 
 
-def _lock_table_with_seat(table_id: int, user: User) -> tuple[Table, Seat]:
-    """Lock the table row and read ``user``'s seat at it, in one statement."""
-    seat = (
-        Seat.objects.select_related("table")
-        .select_for_update(of=("table",))
-        .filter(table_id=table_id, user=user)
-        .first()
+def _seen_sql() -> str:
+    """The table row's ``seq.presence_version`` as the statement's snapshot saw it.
+
+    A subquery on the row the outer query locks, which the lock does not
+    refresh. Raw SQL because Django's ``Subquery`` doubled the cost of
+    compiling the statement; every name comes from the models' metadata.
+    """
+    quote = connection.ops.quote_name
+    table, seat = quote(Table._meta.db_table), quote(Seat._meta.db_table)
+    seq, presence = quote("seq"), quote("presence_version")
+    return (
+        f"SELECT {seq} || '.' || {presence} FROM {table} AS {quote('seen')}"  # noqa: S608
+        f" WHERE {quote('seen')}.{quote('id')} = {seat}.{quote('table_id')}"
     )
-    if seat is None:
+
+
+_SEEN_SQL = _seen_sql()
+
+
+def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list[Seat]]:
+    """Lock the table row and read its seats with their users, current, in one statement.
+
+    Returns the table, ``user``'s seat and every seat in number order (each
+    seat's ``table`` is the one locked instance). The seats are not locked,
+    so the statement sees them as its snapshot did. Every change to a
+    table's seats is made under this row lock and changes the row too
+    (``seq``, or ``presence_version`` for presence), so the statement also
+    reads those two columns as its snapshot saw them (a subquery, which the
+    lock does not refresh): when they equal the locked row's, nothing
+    committed between the snapshot and the lock and the seats are current.
+    Otherwise another transaction changed the table while this one waited
+    for the lock, and the seats are read again, under the lock.
+    """
+    seats: list[Seat] = list(
+        Seat.objects.select_related("table", "user")
+        .select_for_update(of=("table",))
+        .filter(table_id=table_id)
+        .annotate(seen=RawSQL(_SEEN_SQL, ()))  # noqa: S611 (no input in it: _seen_sql)
+        .order_by()  # sorted below: an ORDER BY costs more to compile than to sort ten seats
+    )
+    if not seats:
         if not Table.objects.filter(pk=table_id).exists():
             raise NotFound()
         raise Forbidden("You hold no seat at this table.", code="not_seated")
-    return seat.table, seat
+    table = seats[0].table
+    if getattr(seats[0], "seen", None) != f"{table.seq}.{table.presence_version}":
+        seats = list(Seat.objects.select_related("user").filter(table=table).order_by())
+    seats.sort(key=lambda one: one.number)
+    for one in seats:
+        one.table = table
+    seat = next((one for one in seats if one.user_id == user.pk), None)
+    if seat is None:
+        raise Forbidden("You hold no seat at this table.", code="not_seated")
+    return table, seat, seats
 
 
 def _seat_of(table: Table, user: User) -> Seat:
@@ -261,12 +306,14 @@ def table_apply_action(
 ) -> MoveResult:
     """Apply a seated user's action: the API's play, draw, choose_color and pass.
 
-    Locks the table row; refuses with ``StaleSequence`` when ``expected_seq``
-    is not the table's sequence number, and with ``flip.RuleError`` when the
-    rules refuse the action. Nothing is written unless everything succeeds.
+    Locks the table row and reads its seats in one statement
+    (``_lock_table_with_seats``); refuses with ``StaleSequence`` when
+    ``expected_seq`` is not the table's sequence number, and with
+    ``flip.RuleError`` when the rules refuse the action. Nothing is written
+    unless everything succeeds. The result carries the seats for the answer.
     """
     with transaction.atomic():
-        table, seat = _lock_table_with_seat(table_id, user)
+        table, seat, seats = _lock_table_with_seats(table_id, user)
         if seat.is_bot or seat.left_at is not None:
             raise Forbidden("You no longer hold a seat in this game.", code="not_seated")
         state = _active_state(table)
@@ -279,7 +326,9 @@ def table_apply_action(
         if seat.away or seat.held_until is not None:
             # Playing is coming back (ruling 18): the seat is the player's again.
             _seat_returns(table, seat)
-        return result
+    # The seats read with the lock are current (``_lock_table_with_seats``); ours
+    # changed above in memory as in the database, and an action changes no other.
+    return replace(result, seats=seats)
 
 
 def _leave_locked(table: Table, state: flip.GameState, seat: Seat, source: str) -> MoveResult:

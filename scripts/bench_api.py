@@ -1,6 +1,6 @@
 """API load benchmark: the action endpoint beside a one-INSERT DRF endpoint, same run.
 
-    .venv/bin/python scripts/bench_api.py [--seconds 20] [--clients 16] [--tables 64]
+    .venv/bin/python scripts/bench_api.py [--seconds 10] [--rounds 3] [--clients 16] [--tables 64]
 
 What it does, all on loopback and bounded in time:
 
@@ -11,21 +11,31 @@ What it does, all on loopback and bounded in time:
    database connections) on 127.0.0.1 with ``--workers`` workers, with
    ``GAMENOOK_BENCH_ENDPOINTS=true``, ``GAMENOOK_RUN_BOTS_INLINE=false`` and
    throttle rates high enough never to bite. Follow-up jobs (the "your turn"
-   e-mails of the outbox) are queued on ``--broker`` as in production.
+   e-mails of the outbox) are queued on ``--broker`` (``BENCH_API_BROKER_URL``)
+   as in production.
 3. Over HTTP: registers ``--users`` users, takes their tokens, and opens
-   ``--tables`` two-seat tables (host creates, guest joins, host starts).
-4. Actions: ``--clients`` threads, each owning its share of the tables, play
-   random legal actions for ``--seconds``: GET the view of the seat to act
-   (skipped when the previous answer already is that seat's view), then POST
-   the action with ``expected_seq``. Only the POSTs are timed. A finished
-   game is replaced by a new table (not timed).
-5. Baseline: the same number of threads POST ``/api/v1/bench/ping/`` (token
-   authentication, one INSERT) for ``--seconds``.
-6. Prints both: requests per second, p50, p95, p99 latency in ms, and the
-   ratio of the rates; stops gunicorn; drops the database unless --keep-db.
+   ``--tables`` two-seat tables (host creates, guest joins, host starts), and
+   one more per client for the bare transaction.
+4. Three phases, alternated ``--rounds`` times, each ``--seconds`` long with
+   ``--clients`` threads (each phase has an untimed warm-up first):
 
-The client runs on the same machine as the server and takes CPU from it; both
-phases pay that, the action phase more (it also parses views).
+   - actions: each thread, owning its share of the tables, plays random legal
+     actions: GET the view of the seat to act (skipped when the previous
+     answer already is that seat's view: the answer to an action carries the
+     acting seat's new view), then POST the action with ``expected_seq``.
+     Only the POSTs are timed; the GETs are counted. A finished game is
+     replaced by a new table (not timed).
+   - ping: ``POST /api/v1/bench/ping/`` (token authentication, one INSERT).
+   - bare transaction: ``POST /api/v1/bench/transaction/{id}/`` (token
+     authentication and an action's transaction alone: lock, INSERT, UPDATE
+     of a real snapshot), each thread at its own table: the limit.
+5. Prints per round and phase requests per second, p50, p95, p99 latency in
+   ms, and the ratios to the ping of the same round; then min, median and max
+   of each ratio over the rounds, ending with ``ratio actions/ping: R`` (the
+   median); stops gunicorn; drops the database unless --keep-db.
+
+The client runs on the same machine as the server and takes CPU from it; every
+phase pays that, the action phase more (it also parses views).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import platform
 import random
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -128,6 +139,9 @@ def _server_env(database_url: str, broker: str) -> dict[str, str]:
         DJANGO_LOG_LEVEL="WARNING",
         DATABASE_URL=database_url,
         CELERY_BROKER_URL=broker,
+        # The real-time push (live.receivers) on the same Redis database, never the
+        # production default's.
+        CHANNEL_LAYER_URL=broker,
         GAMENOOK_BENCH_ENDPOINTS="true",
         GAMENOOK_RUN_BOTS_INLINE="false",
         GAMENOOK_RATE_ACTIONS="100000000/minute",
@@ -273,6 +287,8 @@ class Phase:
     reads: int = 0
     new_tables: int = 0
     elapsed: float = 0.0
+    server_cpu: float = float("nan")  # seconds: gunicorn's workers and their backends
+    client_cpu: float = float("nan")  # seconds: this process
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def merge(self, other: Phase) -> None:
@@ -345,27 +361,73 @@ def _play(
     return out
 
 
-def _ping(port: int, token: str, until: float) -> Phase:
+def _ping(port: int, token: str, until: float, path: str = "/api/v1/bench/ping/") -> Phase:
     api = Api(port, token)
     out = Phase()
     while time.monotonic() < until:
         started = time.perf_counter()
-        status, _ = api.call("POST", "/api/v1/bench/ping/", {})
+        status, _ = api.call("POST", path, {})
         elapsed = time.perf_counter() - started
         if status == 201:
             out.ok += 1
             out.latencies.append(elapsed)
         else:
-            out.errors[f"ping {status}"] = out.errors.get(f"ping {status}", 0) + 1
+            out.errors[f"{path} {status}"] = out.errors.get(f"{path} {status}", 0) + 1
     return out
 
 
-def _run_phase(clients: int, seconds: float, work: Any) -> Phase:
+class CpuMeter:
+    """CPU seconds the server side spent: gunicorn's workers and the bench database's backends.
+
+    Read from /proc (Linux), so the figure per request does not depend on
+    what else the machine runs, unlike requests a second. The client (this
+    process) is measured apart; Redis is not counted (it serves others too).
+    """
+
+    def __init__(self, server_pid: int, server_url: str, database: str) -> None:
+        self.server_pid = server_pid
+        self.server_url = server_url
+        self.database = database
+        self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def _pids(self) -> tuple[list[int], list[int]]:
+        import psycopg
+
+        path = Path(f"/proc/{self.server_pid}/task/{self.server_pid}/children")
+        workers = [int(p) for p in path.read_text().split()] if path.exists() else []
+        with psycopg.connect(f"{self.server_url}/postgres", autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,)
+            ).fetchall()
+        return workers, [int(row[0]) for row in rows]
+
+    def _cpu(self, pid: int) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / self.tick  # utime + stime
+
+    def read(self) -> dict[int, float]:
+        if not Path("/proc/self/stat").exists():
+            return {}
+        workers, backends = self._pids()
+        return {pid: self._cpu(pid) for pid in (*workers, *backends)}
+
+
+def _run_phase(clients: int, seconds: float, work: Any, meter: CpuMeter | None = None) -> Phase:
     total = Phase()
     until = time.monotonic() + seconds
+    before = meter.read() if meter else {}
+    client_before = time.process_time()
     started = time.monotonic()
     _parallel(clients, lambda i: total.merge(work(i, until)))
     total.elapsed = time.monotonic() - started
+    total.client_cpu = time.process_time() - client_before
+    if meter:
+        after = meter.read()
+        # A process that began during the phase counts from zero.
+        total.server_cpu = sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
     return total
 
 
@@ -386,7 +448,14 @@ def _figures(phase: Phase) -> dict[str, Any]:
         "p95_ms": round(_percentile(values, 95) * 1000, 2),
         "p99_ms": round(_percentile(values, 99) * 1000, 2),
         "errors": dict(phase.errors),
+        # CPU milliseconds per counted request (a POST; an action's view reads included).
+        "server_cpu_ms": round(phase.server_cpu / phase.ok * 1000, 3) if phase.ok else None,
+        "client_cpu_ms": round(phase.client_cpu / phase.ok * 1000, 3) if phase.ok else None,
     }
+
+
+def _spread(values: list[float]) -> str:
+    return f"min {min(values):.3f}, median {statistics.median(values):.3f}, max {max(values):.3f}"
 
 
 # ----------------------------------------------------------------------------
@@ -394,8 +463,9 @@ def _figures(phase: Phase) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
-    parser.add_argument("--warmup", type=float, default=3.0, help="untimed run before each phase")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=3, help="times the phases alternate")
+    parser.add_argument("--warmup", type=float, default=3.0, help="untimed run of each phase")
     parser.add_argument("--clients", type=int, default=16, help="concurrent client threads")
     parser.add_argument("--tables", type=int, default=64, help="two-seat tables played at once")
     parser.add_argument("--users", type=int, default=16, help="players (each sits at many tables)")
@@ -456,53 +526,117 @@ def main(argv: list[str] | None = None) -> int:
 
         _parallel(args.clients, open_some)
 
+        # The bare transaction's tables: one per client, never played.
+        bare_tables = _parallel(
+            args.clients,
+            lambda c: _open_table(Api(port), *pairs[c % len(pairs)]),
+        )
+
         def actions(i: int, until: float) -> Phase:
             return _play(port, per_client[i], pairs, until, args.seed * 1000 + i)
 
         def pings(i: int, until: float) -> Phase:
             return _ping(port, tokens[i % len(tokens)], until)
 
-        print(f"actions: warm-up {args.warmup}s, then {args.seconds}s", file=sys.stderr)
-        _run_phase(args.clients, args.warmup, actions)
-        action_phase = _run_phase(args.clients, args.seconds, actions)
-        print(f"ping: warm-up {args.warmup}s, then {args.seconds}s", file=sys.stderr)
-        _run_phase(args.clients, args.warmup, pings)
-        ping_phase = _run_phase(args.clients, args.seconds, pings)
+        def bare(i: int, until: float) -> Phase:
+            game = bare_tables[i]
+            path = f"/api/v1/bench/transaction/{game.table}/"
+            return _ping(port, game.tokens[0], until, path)
+
+        phases = {"actions": actions, "ping": pings, "bare": bare}
+        meter = CpuMeter(server.pid, args.server_url, args.database)
+        for name, work in phases.items():
+            print(f"{name}: warm-up {args.warmup}s", file=sys.stderr)
+            _run_phase(args.clients, args.warmup, work)
+        rounds: list[dict[str, Phase]] = []
+        for number in range(1, args.rounds + 1):
+            measured = {}
+            for name, work in phases.items():
+                print(f"round {number}: {name} {args.seconds}s", file=sys.stderr)
+                measured[name] = _run_phase(args.clients, args.seconds, work, meter)
+            rounds.append(measured)
     finally:
         _stop(server)
         if not args.keep_db:
             _database(args.server_url, args.database, drop_only=True)
         _purge_broker(args.broker)
+    return _report(args, rounds)
 
-    action = _figures(action_phase)
-    action["view_reads"] = action_phase.reads
-    action["tables_replaced"] = action_phase.new_tables
-    ping = _figures(ping_phase)
-    ratio = action["per_second"] / ping["per_second"] if ping["per_second"] else 0.0
+
+_LABELS = {
+    "actions": "POST /api/v1/tables/{id}/actions/",
+    "game": "  with the view reads (GET + POST)",
+    "ping": "POST /api/v1/bench/ping/",
+    "bare": "POST /api/v1/bench/transaction/{id}/",
+}
+
+
+def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
+    summary_rounds = []
+    ratios: dict[str, list[float]] = {"actions": [], "game": [], "bare": []}
+    # The same ratios from server CPU per request: what the rates would be on a machine
+    # the server had to itself (gunicorn and PostgreSQL are CPU-bound here).
+    by_cpu: dict[str, list[float]] = {"actions": [], "bare": []}
+    for measured in rounds:
+        figures = {name: _figures(phase) for name, phase in measured.items()}
+        action_phase = measured["actions"]
+        figures["actions"]["view_reads"] = action_phase.reads
+        figures["actions"]["tables_replaced"] = action_phase.new_tables
+        game_rate = (action_phase.ok + action_phase.reads) / action_phase.elapsed
+        figures["actions"]["game_requests_per_second"] = round(game_rate, 1)
+        ping = figures["ping"]["per_second"] or float("nan")
+        ratios["actions"].append(figures["actions"]["per_second"] / ping)
+        ratios["game"].append(game_rate / ping)
+        ratios["bare"].append(figures["bare"]["per_second"] / ping)
+        ping_cpu = figures["ping"]["server_cpu_ms"]
+        for name in by_cpu:
+            cpu = figures[name]["server_cpu_ms"]
+            by_cpu[name].append(ping_cpu / cpu if ping_cpu and cpu else float("nan"))
+        summary_rounds.append(figures)
     summary = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}",
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "server": f"gunicorn {args.worker_class}, {args.workers} workers x {args.threads} threads",
         "clients": args.clients,
         "tables": args.tables,
         "seconds": args.seconds,
-        "action": action,
-        "ping": ping,
-        "ratio": round(ratio, 3),
+        "rounds": summary_rounds,
+        "ratios": {name: [round(r, 3) for r in values] for name, values in ratios.items()},
+        "ratios_by_server_cpu": {
+            name: [round(r, 3) for r in values] for name, values in by_cpu.items()
+        },
     }
     print(json.dumps(summary, indent=2))
-    print()
-    print(f"{'endpoint':<36}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}")
-    for label, figures in (
-        ("POST /api/v1/tables/{id}/actions/", action),
-        ("POST /api/v1/bench/ping/", ping),
-    ):
+    for number, figures in enumerate(summary_rounds, 1):
+        print(f"\nround {number}")
         print(
-            f"{label:<36}{figures['per_second']:>9.1f}{figures['p50_ms']:>9.2f}"
-            f"{figures['p95_ms']:>9.2f}{figures['p99_ms']:>9.2f}"
+            f"{'endpoint':<40}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'/ping':>8}"
+            f"{'cpu ms':>9}"
         )
-    print(f"ratio actions/ping: {ratio:.3f} (aim: at least 0.5)")
+        ping = figures["ping"]["per_second"] or float("nan")
+        for name in ("actions", "game", "ping", "bare"):
+            if name == "game":
+                rate = figures["actions"]["game_requests_per_second"]
+                print(f"{_LABELS[name]:<40}{rate:>9.1f}{'':>27}{rate / ping:>8.3f}")
+                continue
+            one = figures[name]
+            cpu = one["server_cpu_ms"]
+            print(
+                f"{_LABELS[name]:<40}{one['per_second']:>9.1f}{one['p50_ms']:>9.2f}"
+                f"{one['p95_ms']:>9.2f}{one['p99_ms']:>9.2f}{one['per_second'] / ping:>8.3f}"
+                f"{cpu if cpu is not None else float('nan'):>9.2f}"
+            )
+    print()
+    print(f"load average at the end: {summary['load']}")
+    print(f"bare transaction/ping (the limit): {_spread(ratios['bare'])}")
+    print(f"game requests (view reads counted)/ping: {_spread(ratios['game'])}")
+    print(f"actions/ping: {_spread(ratios['actions'])}")
+    print("by server CPU per request (gunicorn and PostgreSQL; an action's view reads included):")
+    print(f"  actions/ping: {_spread(by_cpu['actions'])}")
+    print(f"  bare transaction/ping: {_spread(by_cpu['bare'])}")
+    print(f"ratio actions/ping: {statistics.median(ratios['actions']):.3f} (aim: at least 0.5)")
     return 0
 
 

@@ -190,7 +190,13 @@ def _datetime(value: datetime | None) -> str | None:
     return None if value is None else _DATETIME.to_representation(value)
 
 
-def _view_out(table: Table, seat: int | None, rows: list[Seat] | None = None) -> dict[str, Any]:
+def _view_out(
+    table: Table,
+    seat: int | None,
+    rows: list[Seat] | None = None,
+    state: flip.GameState | None = None,
+) -> dict[str, Any]:
+    """The view endpoint's body; ``state``: the game in ``table``'s snapshot, if held already."""
     return {
         "table": table.pk,
         "seq": table.seq,
@@ -198,7 +204,7 @@ def _view_out(table: Table, seat: int | None, rows: list[Seat] | None = None) ->
         "seats": _seats(table, rows),
         "deadline_at": _datetime(table.deadline_at),
         "turn_started_at": _datetime(table.turn_started_at),
-        "game": selectors.table_view(table, seat),
+        "game": selectors.table_view(table, seat, state),
     }
 
 
@@ -220,18 +226,24 @@ def _with_view_headers(response: Response, etag: str) -> Response:
 
 
 def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, Any], str]:
-    """The answer to a move: its events as the caller sees them and the view after bots."""
-    rows = _seat_rows(result.table)
+    """The answer to a move: its events as the caller sees them and the view after bots.
+
+    The seats come from the service when it read them current with the lock, and
+    the view from the game it holds, unless bots played after it.
+    """
+    rows = _seat_rows(result.table) if result.seats is None else result.seats
     seat = result.moves[0].seat if result.moves else None
     if seat is None:  # the start: the host's seat
         seat = next(row.number for row in rows if row.user_id == user.pk)
     events = flip.events_view(result.events, seat)
     table = result.table
-    state = result.state
-    if not state.over and any(row.number == state.current and row.bot_plays for row in rows):
+    state: flip.GameState | None = result.state
+    if not result.state.over and any(
+        row.number == result.state.current and row.bot_plays for row in rows
+    ):
         run_bots_after_commit(table_id)
-        table = selectors.table_get(table_id)
-    view = _view_out(table, seat, rows)
+        table, state = selectors.table_get(table_id), None
+    view = _view_out(table, seat, rows, state)
     return {"seq": result.table.seq, "events": events, "view": view}, _etag(table, view)
 
 
@@ -471,15 +483,15 @@ class TableViewApi(APIView):
         },
     )
     def get(self, request: Request, table_id: int) -> Response:
-        table = selectors.table_get(table_id)
-        seat = selectors.viewer_seat(table, request_user(request))
+        table, rows = selectors.table_with_seats(table_id)
+        seat = selectors.viewer_seat(table, request_user(request), rows)
         # If-None-Match compares weakly: W/"5" matches "5".
         wanted = {
             tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
         }
         if table.seq > 0 and (_etag(table) in wanted or "*" in wanted):
             return _with_view_headers(Response(status=status.HTTP_304_NOT_MODIFIED), _etag(table))
-        body = _view_out(table, seat)
+        body = _view_out(table, seat, rows)
         etag = _etag(table, body)
         if etag in wanted or "*" in wanted:
             return _with_view_headers(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
@@ -517,8 +529,10 @@ class TableActionApi(APIView):
         tags=TAG,
         summary="Play, draw, choose a colour or pass",
         description="Answers 201 with the events the move caused (as you may see them) "
-        "and your view after it and any bot turns that followed. 409 when expected_seq "
-        "is stale, 422 with the rule's code when the rules refuse the move.",
+        "and your view after it and any bot turns that followed: what GET .../view/ would "
+        "answer now, with its ETag in the ETag header, so the client need not read the view "
+        "again before its next action. 409 when expected_seq is stale, 422 with the rule's "
+        "code when the rules refuse the move.",
         request=InputSerializer,
         responses={201: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
     )
