@@ -13,6 +13,9 @@ whole ASGI application (no network), it times, alternating in each round:
   ``live``'s receiver disconnected: what a move costs without the push;
 - ``move + publish``: the same with the receiver, which publishes "table N
   changed" to Redis on commit: what the push adds to the request that moves;
+- ``move + publish, a loop a call``: the same publishing through
+  ``async_to_sync`` (a new event loop, so a new Redis connection, per move), as
+  the receiver first did: the cost ``live.receivers.Publisher`` removes;
 - ``move + N views``: the same with ``--sockets`` sockets open at the table
   (two seats and watchers), until every one of them has received its new view:
   the publish, and each socket reading its seat and building its own view.
@@ -195,6 +198,13 @@ def run(sockets: int, moves: int, rounds: int) -> None:
         finally:
             table_changed.connect(on_table_changed, dispatch_uid="live.push")
         published = timed_moves(moves)
+        table_changed.disconnect(on_table_changed, dispatch_uid="live.push")
+        table_changed.connect(_publish_per_call, dispatch_uid="bench.per-call")
+        try:
+            per_call = timed_moves(moves)
+        finally:
+            table_changed.disconnect(_publish_per_call, dispatch_uid="bench.per-call")
+            table_changed.connect(on_table_changed, dispatch_uid="live.push")
         if game.table_id and _finished(game.table_id):
             game.new_table()
         spread = async_to_sync(fan_out)(moves)
@@ -206,6 +216,7 @@ def run(sockets: int, moves: int, rounds: int) -> None:
         print(f"round {number}")
         print(f"  move (anchor)        {_stats(alone)}")
         print(f"  move + publish       {_stats(published)}")
+        print(f"  ... a loop a call    {_stats(per_call)}")
         print(f"  move + {sockets:3d} views    {_stats(spread)}")
         per_view = (statistics.median(spread) - statistics.median(alone)) / sockets
         print(
@@ -213,6 +224,18 @@ def run(sockets: int, moves: int, rounds: int) -> None:
             f"({1 / per_view:.0f} views a second in this process)"
         )
     print("load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def _publish_per_call(sender: Any, *, table_id: int, seq: int, **kwargs: Any) -> None:  # noqa: ARG001
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from live.receivers import group_name
+
+    layer = get_channel_layer()
+    assert layer is not None
+    message = {"type": "table.changed", "seq": seq}
+    async_to_sync(layer.group_send)(group_name(table_id), message)
 
 
 def _finished(table_id: int) -> bool:
