@@ -13,18 +13,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..cards import (
-    CARDS_BY_FACE,
-    COLORS,
-    DARK,
-    FACES,
-    LIGHT,
-    NO_COLOR,
-    SIDE_COLORS,
-    SIDES,
-    Face,
-)
-from ..history import History
+from flip.cards import CARDS_BY_FACE, COLORS, DARK, FACES, LIGHT, NO_COLOR, SIDE_COLORS, SIDES, Face
+from flip.history import History
 
 View = Mapping[str, Any]
 Request = dict[str, Any]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..history import History
+from flip.history import History
+
 from .base import Bot, Request, View, request
 
 
@@ -10,7 +11,10 @@ class EasyBot(Bot):
     level = "easy"
 
     def choose(
-        self, view: View, memory: View | None = None, history: History | None = None
+        self,
+        view: View,
+        memory: View | None = None,  # noqa: ARG002 (Bot's signature: Easy reads the view alone)
+        history: History | None = None,  # noqa: ARG002
     ) -> Request:
         legal = view["legal_actions"]
         if not legal:

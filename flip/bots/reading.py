@@ -32,7 +32,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import CARDS_BY_FACE, CODE_OF, COLOR_OF, COLORS, KEY_OF, NO_COLOR
+from flip.cards import CARDS_BY_FACE, CODE_OF, COLOR_OF, COLORS, KEY_OF, NO_COLOR
+
 from .base import FACE_BY_CODE, View
 
 Cands = frozenset[int]
@@ -178,20 +179,9 @@ def read(view: View, history: Mapping[str, Any]) -> Reading | None:
         elif kind == "flip":
             table.flip(event)
         elif kind == "draw":
-            seat = event["seat"]
-            if event["reason"] == "draw":
-                hand = table.hands.get(seat, [])
-                table.held_nothing_playable(seat, event["top"], event["color"], hand)
-            tokens = table.draw(seat, event["faces"])
-            if event["reason"] == "draw" and len(tokens) == 1:
-                later = events[index + 1] if index + 1 < len(events) else None
-                if later is None or later.get("seat") != seat:
-                    # Kept, so not playable (or the turn is still being played:
-                    # the last event, a drawn card waiting to be played).
-                    if later is not None:
-                        table.held_nothing_playable(seat, event["top"], event["color"], tokens)
-                elif later["type"] == "play":
-                    pending, pending_seat = tokens[0], seat
+            later = events[index + 1] if index + 1 < len(events) else None
+            pending = _drawn(table, event, later)
+            pending_seat = event["seat"]
         elif kind == "pass":
             seat = event["seat"]
             table.held_nothing_playable(
@@ -202,6 +192,27 @@ def read(view: View, history: Mapping[str, Any]) -> Reading | None:
         elif kind == "reshuffle":
             table.discard = table.discard[-1:]
     return _line_up(view, table)
+
+
+def _drawn(
+    table: _Table, event: Mapping[str, Any], later: Mapping[str, Any] | None
+) -> set[int] | None:
+    """Follow a draw; the card drawn when its seat plays it at once, else None."""
+    seat = event["seat"]
+    turn = event["reason"] == "draw"
+    if turn:
+        hand = table.hands.get(seat, [])
+        table.held_nothing_playable(seat, event["top"], event["color"], hand)
+    tokens = table.draw(seat, event["faces"])
+    if not turn or len(tokens) != 1 or later is None:
+        # A penalty, or the turn is still being played: the last event, a
+        # drawn card waiting to be played.
+        return None
+    if later.get("seat") != seat:
+        # Kept, so not playable.
+        table.held_nothing_playable(seat, event["top"], event["color"], tokens)
+        return None
+    return tokens[0] if later["type"] == "play" else None
 
 
 def _line_up(view: View, table: _Table) -> Reading:

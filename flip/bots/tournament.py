@@ -14,11 +14,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..engine import Action, apply, new_game
-from ..history import public_history
-from ..requests import parse_request
-from ..state import GameState, Options
-from ..views import flip_memory, view
+from flip.engine import Action, apply, new_game
+from flip.history import public_history
+from flip.requests import parse_request
+from flip.state import GameState, Options
+from flip.views import flip_memory, view
+
 from . import LEVELS, make_bot
 from .base import Request
 
