@@ -39,32 +39,15 @@ import random
 from collections.abc import Callable
 from typing import Final, cast
 
-from ..cards import (
-    CARDS_BY_FACE,
-    CODE_OF,
-    COLORS,
-    DECK,
-    FACES,
-    NO_CARD,
-    NO_COLOR,
-    SIDE_COLORS,
-)
-from ..engine import (
-    CHOOSE_COLOR,
-    DRAW,
-    PASS,
-    PLAY,
-    Action,
-    apply,
-    can_draw,
-    playable_cards,
-)
-from ..history import History
-from ..requests import parse_request
-from ..sampling import Placement, rebuild
-from ..state import PENDING_COLOR, PENDING_DRAWN, GameState
-from ..types import Card
-from ..views import handle
+from flip.cards import CARDS_BY_FACE, CODE_OF, COLORS, DECK, FACES, NO_CARD, NO_COLOR, SIDE_COLORS
+from flip.engine import CHOOSE_COLOR, DRAW, PASS, PLAY, Action, apply, can_draw, playable_cards
+from flip.history import History
+from flip.requests import parse_request
+from flip.sampling import Placement, rebuild
+from flip.state import PENDING_COLOR, PENDING_DRAWN, GameState
+from flip.types import Card
+from flip.views import handle
+
 from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
 from .normal import Context, NormalBot, play_score
 from .reading import Reading, read

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cards import (
+from flip.cards import (
     DRAW_FIVE,
     DRAW_ONE,
     FACES,
@@ -36,9 +36,10 @@ from ..cards import (
     WILD_DRAW_TWO,
     Face,
 )
-from ..engine import next_seat as next_seat_of
-from ..history import History
-from ..state import GameState
+from flip.engine import next_seat as next_seat_of
+from flip.history import History
+from flip.state import GameState
+
 from .base import (
     FACE_BY_CODE,
     OTHER_FACES,
@@ -95,7 +96,10 @@ class NormalBot(Bot):
     level = "normal"
 
     def choose(
-        self, view: View, memory: View | None = None, history: History | None = None
+        self,
+        view: View,
+        memory: View | None = None,  # noqa: ARG002 (Bot's signature: Normal reads the view alone)
+        history: History | None = None,  # noqa: ARG002
     ) -> Request:
         one = only_choice(view)
         if one is not None:
@@ -238,8 +242,7 @@ def finishes(face: Face, rest: list[Face], ctx: Context) -> bool:
     for i, card in enumerate(rest):
         others = rest[:i] + rest[i + 1 :]
         follows = (
-            card.color == NO_COLOR
-            or face.color == NO_COLOR  # a Wild's colour is the seat's to choose
+            NO_COLOR in (card.color, face.color)
             or card.color == face.color
             or card.match_key == face.match_key
         )
