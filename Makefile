@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run worker beat bench-realtime bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view: interleaved in one process, then alternated runs (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
+	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
@@ -110,3 +111,10 @@ cluster-check: venv
 MEMORY_SERVER_URL ?= postgres://postgres@127.0.0.1:5432
 memory: venv
 	$(BIN)/python scripts/memory.py --server-url $(MEMORY_SERVER_URL) $(MEMORY_FLAGS)
+
+# Needs PostgreSQL and Redis: BENCH_REALTIME_DATABASE_URL names a scratch database (created
+# if missing, emptied); Redis databases 8 (broker) and 9 (channel layer) must be empty.
+BENCH_REALTIME_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_realtime
+BENCH_REALTIME_FLAGS ?= --tables 200 --seconds 120 --timer fast
+bench-realtime: venv
+	$(BIN)/python scripts/bench_realtime.py --database-url $(BENCH_REALTIME_DATABASE_URL) $(BENCH_REALTIME_FLAGS)

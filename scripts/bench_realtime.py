@@ -306,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     parser.add_argument(
-        "--broker", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/10")
+        "--broker", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/8")
     )
     parser.add_argument(
         "--channel-layer",
