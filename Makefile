@@ -115,6 +115,6 @@ memory: venv
 # Needs PostgreSQL and Redis: BENCH_REALTIME_DATABASE_URL names a scratch database (created
 # if missing, emptied); Redis databases 8 (broker) and 9 (channel layer) must be empty.
 BENCH_REALTIME_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_realtime
-BENCH_REALTIME_FLAGS ?= --tables 200 --seconds 120 --timer fast
+BENCH_REALTIME_FLAGS ?= --tables 200 --seconds 120 --timer fast --daphnes 2 --workers 1
 bench-realtime: venv
 	$(BIN)/python scripts/bench_realtime.py --database-url $(BENCH_REALTIME_DATABASE_URL) $(BENCH_REALTIME_FLAGS)

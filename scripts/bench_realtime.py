@@ -2,19 +2,21 @@
 
     .venv/bin/python scripts/bench_realtime.py [--database-url URL] [--broker URL]
         [--channel-layer URL] [--tables 200] [--seconds 120] [--timer fast]
-        [--lapse 0.25] [--workers 2]
+        [--lapse 0.25] [--workers 2] [--daphnes 1] [--arrival 10]
 
 What it does, with the production settings, everything on this machine:
 
 1. (Re)creates the scratch database of ``--database-url`` (its name must
    contain "bench") and migrates it; refuses a ``--broker`` or
    ``--channel-layer`` (Redis databases) that is not empty.
-2. Starts the server side: one daphne process (HTTP and WebSockets,
-   ``gamenook.asgi``), ``--workers`` Celery workers (prefork, two processes
+2. Starts the server side: ``--daphnes`` daphne processes (HTTP and
+   WebSockets, ``gamenook.asgi``; the humans' sockets spread over them as a
+   balancer would), ``--workers`` Celery workers (prefork, two processes
    each) and one beat (the real-time sweep every 5 seconds).
 3. Opens ``--tables`` real-time tables of 2 to 4 seats, each with one
    scripted human and bots (Easy and Normal), and starts them.
-4. For ``--seconds`` each human holds a WebSocket to its table (its
+4. The humans connect over the first ``--arrival`` seconds. For
+   ``--seconds`` each holds a WebSocket to its table (its
    presence), receives its view after every change and, when it is to act,
    either plays the first legal action over the socket after 1 to 4 seconds
    or lets the move timer run out (``--lapse`` of its turns). A human replaced
@@ -317,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timer", choices=["relaxed", "normal", "fast"], default="fast")
     parser.add_argument("--lapse", type=float, default=0.25, help="share of turns let lapse")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--daphnes", type=int, default=1, help="daphne processes (ASGI)")
     parser.add_argument(
         "--arrival", type=float, default=10, help="seconds over which the humans connect"
     )
@@ -335,15 +338,23 @@ def main(argv: list[str] | None = None) -> int:
     # Every human's first table, opened before the clock starts.
     first = [opener(token)(random.Random(i)) for i, token in enumerate(tokens)]
 
-    port = _free_port()
+    ports = [_free_port() for _ in range(args.daphnes)]
     procs = Processes()
     bin_dir = Path(sys.executable).parent
-    procs.start(
-        "daphne",
-        [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "gamenook.asgi:application"],
-        env,
-        folder,
-    )
+    for i, port in enumerate(ports):
+        procs.start(
+            f"daphne{i}",
+            [
+                str(bin_dir / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "gamenook.asgi:application",
+            ],
+            env,
+            folder,
+        )
     for i in range(args.workers):
         procs.start(
             f"worker{i}",
@@ -368,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         "beat", [str(bin_dir / "celery"), "-A", "gamenook", "beat", "-l", "warning"], env, folder
     )
     names = list(procs.procs)
-    _wait_for_port(port, procs, "daphne")
+    for i, port in enumerate(ports):
+        _wait_for_port(port, procs, f"daphne{i}")
     time.sleep(2)  # the workers connect to the broker meanwhile
     procs.check_alive(*names)
 
@@ -381,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     async def everyone() -> None:
         await asyncio.gather(
             *(
-                _human(i, token, first[i], opener(token), port, until, args, stats)
+                # Each human's socket goes to one of the daphne processes, as a balancer would.
+                _human(i, token, first[i], opener(token), ports[i % len(ports)], until, args, stats)
                 for i, token in enumerate(tokens)
             ),
             return_exceptions=False,
@@ -404,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average before: {load_before[0]:.2f}, after: {load_after[0]:.2f}")
     print(
         f"tables: {args.tables} at once ({stats.tables} more opened), timer {args.timer}, "
-        f"{args.seconds:.0f} s, {args.workers} workers x 2 processes, one daphne"
+        f"{args.seconds:.0f} s, {args.workers} workers x 2 processes, {args.daphnes} daphne"
     )
     print(
         f"human actions over the socket: {stats.actions}; refused: {stats.refused}; "
