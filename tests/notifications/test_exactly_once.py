@@ -58,6 +58,35 @@ def in_threads(*bodies: Callable[[], Any]) -> list[Any]:
     return results
 
 
+def kill_inside(script: str, *args: int) -> None:
+    """Run ``script`` in a process of its own on the test database; SIGKILL it once it
+    prints "inside" (its transaction written, not committed), as a machine dies."""
+    settings_dict = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
+        "DATABASE_URL": (
+            f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:"
+            f"{settings_dict['PORT']}/{settings_dict['NAME']}"
+        ),
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-c", script, *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "inside"
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=30)
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+
+
 def timeout_moves(table: Table) -> int:
     return Move.objects.filter(table=table, source=Move.Source.TIMEOUT).count()
 

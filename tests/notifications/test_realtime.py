@@ -7,17 +7,12 @@ rulings 17 and 18. A worker holding a job queued for an instant is played by
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import time_machine
-from django.db import connection
 from django.test import override_settings
 
 import flip
@@ -31,7 +26,7 @@ from notifications import services, turns
 from notifications.models import OutboxMessage, Reminder
 
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
-from .test_exactly_once import in_threads, needs_postgres
+from .test_exactly_once import in_threads, kill_inside, needs_postgres
 
 T0 = datetime(2030, 3, 1, 9, 0, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -413,30 +408,8 @@ def test_a_worker_killed_in_the_middle_of_a_timer_loses_nothing_and_strikes_once
     # The worker process runs on the real clock: put the timer's instant behind it.
     Table.objects.filter(pk=table.pk).update(deadline_at=datetime.now(UTC) - timedelta(seconds=5))
     seat = to_act(table)
-    settings_dict = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "gamenook.settings.test",
-        "DATABASE_URL": (
-            f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:"
-            f"{settings_dict['PORT']}/{settings_dict['NAME']}"
-        ),
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-c", KILLED_WORKER, str(table.pk), str(table.turn)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert worker.stdout is not None
-        assert worker.stdout.readline().strip() == "inside"  # timeout and strike written...
-        worker.send_signal(signal.SIGKILL)  # ...but not committed
-        worker.wait(timeout=30)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
+    # The timeout and the strike are written, not committed, when the worker dies.
+    kill_inside(KILLED_WORKER, table.pk, table.turn)
     seat.refresh_from_db()
     assert seat.strikes == 0
     assert not Move.objects.filter(table=table, source=Move.Source.TIMEOUT).exists()
