@@ -28,6 +28,10 @@ def main() -> int:
     args = parser.parse_args()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("DJANGO_SETTINGS_MODULE", "gamenook.settings.local")
+    # The real-time sweep is a safety net for timer jobs a broker lost; on one machine
+    # with one worker it has next to nothing to catch, and every five seconds it would
+    # fill the console with its log lines. The timers themselves fire at their instant.
+    env.setdefault("GAMENOOK_REALTIME_SWEEP_SECONDS", "60")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         # Celery warns at length that a root worker could run a pickled payload as root.
         # Ours accepts JSON only (Celery's default), so on a developer's machine the
