@@ -143,6 +143,7 @@ _SNAPSHOT_FIELDS = [
     "turn",
     "to_act",
     "bot_errors",
+    "presence_version",
     "status",
     "finished_at",
     "turn_started_at",
@@ -322,10 +323,11 @@ def table_apply_action(
         action = action_from_request(state, seat.number, data)
         if action.type == flip.LEAVE:
             raise flip.RuleError("unknown_action")
-        result = _apply_locked(table, state, seat.number, _once(action), source)
         if seat.away or seat.held_until is not None:
-            # Playing is coming back (ruling 18): the seat is the player's again.
-            _seat_returns(table, seat)
+            # Playing is coming back (ruling 18): the seat is the player's again. The
+            # move's own commit signals the change, with the new presence in its ETag.
+            _seat_returns(table, seat, signal=False)
+        result = _apply_locked(table, state, seat.number, _once(action), source)
     # The seats read with the lock are current (``_lock_table_with_seats``); ours
     # changed above in memory as in the database, and an action changes no other.
     return replace(result, seats=seats)
@@ -686,22 +688,28 @@ def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
 # now plays a seat whose turn it is, its turn is queued.
 
 
-def _presence_changed(table: Table) -> None:
+def _presence_changed(table: Table, *, signal: bool = True) -> None:
+    """Count a change of presence; ``signal``: send ``table_changed`` for it on commit.
+
+    Without ``signal`` the caller saves the table row and signals the change itself
+    (a move that also brings its player back).
+    """
     table.presence_version += 1
-    table.save(update_fields=["presence_version"])
-    _notify_on_commit(table, new_turn=False)
+    if signal:
+        table.save(update_fields=["presence_version"])
+        _notify_on_commit(table, new_turn=False)
 
 
 def _live_seat(table: Table, user_id: int) -> Seat | None:
     return table.seats.filter(user_id=user_id, left_at__isnull=True).first()
 
 
-def _seat_returns(table: Table, seat: Seat) -> None:
+def _seat_returns(table: Table, seat: Seat, *, signal: bool = True) -> None:
     """The player is back: no hold, no stand-in, from their next decision on (ruling 18)."""
     seat.held_until = None
     seat.away = False
     seat.save(update_fields=["held_until", "away"])
-    _presence_changed(table)
+    _presence_changed(table, signal=signal)
 
 
 def presence_open(*, table_id: int, user: User, channel: str) -> None:
@@ -720,8 +728,8 @@ def presence_open(*, table_id: int, user: User, channel: str) -> None:
             channel=channel, defaults={"table": table, "user": user, "seen_at": now}
         )
         seat = _live_seat(table, user.pk)
-        if seat is None:
-            return
+        if seat is None or not table.realtime:
+            return  # presence is a fact of real-time play only (selectors.connected_users)
         if seat.away or seat.held_until is not None:
             _seat_returns(table, seat)
         elif first:
@@ -746,9 +754,9 @@ def presence_close(*, channel: str) -> None:
         if not deleted or Connection.objects.filter(table=table, user_id=user_id).exists():
             return
         seat = _live_seat(table, user_id)
-        if seat is None:
-            return
-        if table.realtime and table.status == Table.Status.ACTIVE and not seat.away:
+        if seat is None or not table.realtime:
+            return  # presence is a fact of real-time play only (selectors.connected_users)
+        if table.status == Table.Status.ACTIVE and not seat.away:
             until = timezone.now() + timedelta(seconds=conf.seat_hold_seconds())
             seat.held_until = until
             seat.save(update_fields=["held_until"])

@@ -439,3 +439,27 @@ def test_the_timeout_job_is_harmless_at_a_table_with_no_turn_left(jobs: Jobs) ->
         games.table_concede(table_id=table.pk, user=bob)
         clock.shift(timedelta(seconds=60))
         assert turns.table_apply_timeout(table_id=table.pk, turn=turn) is False
+
+
+def test_ruling_18_a_player_who_acts_while_away_is_back_in_one_change(jobs: Jobs) -> None:
+    alice, bob = make_user(), make_user()
+    with time_machine.travel(T0, tick=False) as clock:
+        table = fast_table(alice, bob, timer="relaxed")
+        mine = to_act(table)
+        assert mine.user is not None
+        games.presence_open(table_id=table.pk, user=mine.user, channel="c")
+        games.presence_close(channel="c")
+        clock.shift(timedelta(seconds=realtime.HOLD_SECONDS))
+        table.refresh_from_db()
+        Table.objects.filter(pk=table.pk).update(deadline_at=T0 + timedelta(minutes=5))
+        assert games.seat_hold_expire(table_id=table.pk, number=mine.number) is True
+        before = Table.objects.get(pk=table.pk)
+        jobs.clear()  # the bot's turn queued for the away seat is not run
+        play_turn(table)
+    mine.refresh_from_db()
+    assert not mine.away and mine.held_until is None
+    after = Table.objects.get(pk=table.pk)
+    assert after.presence_version == before.presence_version + 1
+    # The move and the return are one change: one follow-ups job per move, no extra.
+    moves = Move.objects.filter(table=table, seq__gt=before.seq).count()
+    assert jobs.names().count(jobs_module.FOLLOWUPS) == moves
