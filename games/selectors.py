@@ -16,6 +16,7 @@ from flip import realtime
 from flip.cards import SYMBOLS
 from flip.positions import Position
 
+from . import conf
 from .errors import Conflict, Forbidden, NotFound
 from .models import Connection, Seat, Table
 
@@ -561,6 +562,8 @@ def table_choices() -> dict[str, Any]:
         # after which a bot takes the seat for good.
         "move_timers": list(realtime.MOVE_TIMERS.items()),
         "strikes_for_bot": realtime.STRIKES_FOR_BOT,
+        # How long a seat is held after a disconnect (ruling 18; a setting, tests shorten it).
+        "seat_hold_seconds": conf.seat_hold_seconds(),
     }
 
 

@@ -124,6 +124,18 @@ class Names:
         return number is not None and number == self.viewer
 
 
+def duration(seconds: float) -> str:
+    """A length of time as a person says it: "two minutes" is "2 minutes", 90 s "90 seconds".
+
+    >>> duration(120), duration(60), duration(90), duration(3)
+    ('2 minutes', '1 minute', '90 seconds', '3 seconds')
+    """
+    whole = round(seconds)
+    if whole >= 60 and whole % 60 == 0:
+        return _plural(whole // 60, "minute")
+    return _plural(whole, "second")
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 

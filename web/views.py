@@ -232,6 +232,10 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
         {
             "lists": {name: [_table_row(t) for t in tables] for name, tables in lists.items()},
             "form": form or TableForm(),
+            "rules": {
+                "strikes_for_bot": STRIKES_FOR_BOT,
+                "hold": present.duration(selectors.table_choices()["seat_hold_seconds"]),
+            },
         },
         status=200 if form is None else 400,
     )
@@ -310,6 +314,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     }
     if table.status == "lobby":
         context["open_seats"] = table.seat_count - len(seats)
+        context["strikes_for_bot"] = STRIKES_FOR_BOT  # flip.realtime's, never a template's
         context["bot_form"] = BotForm()
         context["names"] = [{**s, "name": present.seat_name(s, s["number"])} for s in seats]
         return context

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
 from django.test import Client
 
+from flip import realtime
 from games import services
 from games.models import Seat, Table
 from tests.factories import start_table
@@ -74,6 +76,16 @@ def test_the_form_shows_each_mode_in_its_own_fieldset_with_the_three_timers() ->
     for label in ("Relaxed: 45 seconds", "Normal: 30 seconds", "Fast: 15 seconds"):
         assert label in real_time.group(0)
     assert 'name="turn_hours"' not in real_time.group(0)
+
+
+@pytest.mark.parametrize(("hold", "said"), [(120, "2 minutes"), (90, "90 seconds")])
+def test_the_form_states_the_strikes_and_the_hold_as_the_rules_and_settings_have_them(
+    hold: int, said: str, settings: Any
+) -> None:
+    settings.GAMENOOK_SEAT_HOLD_SECONDS = hold
+    page = logged_in(make_user()).get("/").content.decode()
+    assert f"after {realtime.STRIKES_FOR_BOT}, a bot takes the seat" in page
+    assert f"your seat is held for {said}." in page
 
 
 @pytest.mark.parametrize(
