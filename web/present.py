@@ -124,6 +124,9 @@ class Names:
         return number is not None and number == self.viewer
 
 
+MINUTE = 60
+
+
 def duration(seconds: float) -> str:
     """A length of time as a person says it: "two minutes" is "2 minutes", 90 s "90 seconds".
 
@@ -131,8 +134,8 @@ def duration(seconds: float) -> str:
     ('2 minutes', '1 minute', '90 seconds', '3 seconds')
     """
     whole = round(seconds)
-    if whole >= 60 and whole % 60 == 0:
-        return _plural(whole // 60, "minute")
+    if whole >= MINUTE and whole % MINUTE == 0:
+        return _plural(whole // MINUTE, "minute")
     return _plural(whole, "second")
 
 
