@@ -5,13 +5,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run worker beat bench-realtime bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
 	@echo "make worker     a Celery worker alone (broker: CELERY_BROKER_URL, default files under .broker/)"
 	@echo "make beat       Celery beat alone: the deadline sweep every GAMENOOK_SWEEP_SECONDS"
-	@echo "make test       install, then ruff, mypy and the whole test suite"
+	@echo "make test       install, then ruff, mypy and the whole test suite, then the flip tests on flip compiled"
+	@echo "make compile    flip's engine compiled with mypyc into build/compiled (flip/ stays pure Python)"
+	@echo "make test-compiled the flip tests against build/compiled"
 	@echo "make lint       ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy --strict on every package"
@@ -60,6 +62,20 @@ typecheck: venv
 
 test: lint typecheck
 	$(BIN)/pytest
+	$(MAKE) test-compiled
+
+# flip compiled with mypyc (scripts/compile_flip.py) in a tree of its own; flip/ stays the
+# pure-Python reference. The flip tests need no Django; without pytest-django (which puts the
+# checkout first on sys.path) and with --import-mode=append, the checkout's flip/ stays behind PYTHONPATH,
+# and tests/flip/conftest.py refuses to run if the compiled modules were not the ones imported.
+COMPILED := build/compiled
+compile: venv
+	$(BIN)/python scripts/compile_flip.py --out $(COMPILED)
+
+test-compiled: compile
+	PYTHONPATH=$(COMPILED) GAMENOOK_FLIP_COMPILED=1 $(BIN)/pytest -p no:django --import-mode=append \
+		-W ignore::pytest.PytestConfigWarning \
+		-p no:cacheprovider tests/flip
 
 bench: venv
 	$(BIN)/python -m flip bench --players 4 --seconds 10

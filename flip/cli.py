@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Final, TextIO, TypedDict
 
+from . import engine
 from .engine import advance, apply, legal_actions, new_game
 from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, Options
 from .views import view
@@ -95,6 +96,7 @@ def simulate(games: int, players: int, seed: str, scoring: str, target: int) -> 
 
 class BenchResult(TypedDict):
     engine: str
+    build: str
     mode: str
     players: int
     seconds: float
@@ -152,6 +154,8 @@ def bench(  # noqa: PLR0913 (the command's options)
     elapsed = time.perf_counter() - started
     return {
         "engine": "flip",
+        # scripts/compile_flip.py's tree imports the engine as an extension module.
+        "build": "mypyc" if engine.__file__.endswith(".so") else "python",
         "mode": f"{mode}-checked" if checked else mode,
         "players": players,
         "seconds": round(elapsed, 3),

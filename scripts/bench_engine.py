@@ -47,13 +47,32 @@ def _flip_command(flip_args: list[str], players: int, extra: list[str]) -> list[
     return [sys.executable, *flip_args, "--players", str(players), *extra]
 
 
+def _compiled_command(flip_args: list[str], players: int, extra: list[str]) -> list[str]:
+    """flip from the mypyc tree on PYTHONPATH (see _environment); -P keeps the checkout off."""
+    return [sys.executable, "-P", *flip_args, "--players", str(players), *extra]
+
+
 def _rlcard_command(python: str, mode: list[str], players: int, extra: list[str]) -> list[str]:
     return [python, str(RLCARD_SCRIPT), *mode, "--players", str(players), *extra]
 
 
+COMPILED: Path | None = None  # --compiled: scripts/compile_flip.py's tree
+
+
+def _environment(command: list[str]) -> dict[str, str]:
+    env = dict(os.environ)
+    if COMPILED is not None and "-P" in command:
+        env["PYTHONPATH"] = str(COMPILED)
+    return env
+
+
 def _run(command: list[str]) -> dict[str, object]:
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, check=True, env=_environment(command)
+    )
     figures: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    if "-P" in command and figures.get("build") != "mypyc":
+        raise RuntimeError(f"{COMPILED} did not give the compiled engine: {figures}")
     return figures
 
 
@@ -64,6 +83,7 @@ def _instructions(command: list[str]) -> int:
         capture_output=True,
         text=True,
         check=True,
+        env=_environment(command),
     )
     found = re.search(r"Collected : (\d+)", done.stderr)
     if found is None:
@@ -82,6 +102,18 @@ def _per_action(command: list[str], small: int, large: int) -> float:
     return (counts[1] - counts[0]) / (actions[1] - actions[0])
 
 
+def _sides(
+    args: argparse.Namespace, flip_args: list[str], rlcard_mode: list[str], timed: list[str]
+) -> list[tuple[str, list[str]]]:
+    sides = [
+        ("flip", _flip_command(flip_args, args.players, timed)),
+        ("rlcard", _rlcard_command(args.rlcard_python, rlcard_mode, args.players, timed)),
+    ]
+    if COMPILED is not None:
+        sides.append(("flip-mypyc", _compiled_command(flip_args, args.players, timed)))
+    return sides
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rlcard-python", default="/tmp/rl/bin/python")
@@ -89,7 +121,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--callgrind", action="store_true", help="count instructions too")
+    parser.add_argument(
+        "--compiled",
+        type=Path,
+        help="also flip compiled with mypyc from this tree (make compile: build/compiled)",
+    )
     args = parser.parse_args()
+    global COMPILED  # noqa: PLW0603 (one setting for the whole run)
+    COMPILED = args.compiled.resolve() if args.compiled else None
     if not Path(args.rlcard_python).exists():
         parser.error(f"{args.rlcard_python} not found: see this script's docstring")
 
@@ -102,10 +141,7 @@ def main() -> int:
     results: dict[tuple[str, str], list[int]] = {}
     for run in range(args.runs):
         for name, (flip_args, rlcard_mode) in PAIRS.items():
-            for side, command in (
-                ("flip", _flip_command(flip_args, args.players, timed)),
-                ("rlcard", _rlcard_command(args.rlcard_python, rlcard_mode, args.players, timed)),
-            ):
+            for side, command in _sides(args, flip_args, rlcard_mode, timed):
                 load = os.getloadavg()[0]
                 figures = _run(command)
                 results.setdefault((name, side), []).append(int(str(figures["actions_per_s"])))
@@ -114,15 +150,17 @@ def main() -> int:
     print("\ncomparison                      side    min      median   max      (actions/s)")
     for name in PAIRS:
         medians = {}
-        for side in ("flip", "rlcard"):
+        for side in sorted({side for (pair, side) in results if pair == name}):
             rates = results[(name, side)]
             medians[side] = statistics.median(rates)
             print(
                 f"{name:31s} {side:7s} {min(rates):<8,d} {int(medians[side]):<8,d} "
                 f"{max(rates):<8,d}"
             )
-        ratio = medians["flip"] / medians["rlcard"]
-        print(f"{name:31s} flip / rlcard, medians: {ratio:.2f}")
+        for side in medians:
+            if side != "rlcard":
+                ratio = medians[side] / medians["rlcard"]
+                print(f"{name:31s} {side} / rlcard, medians: {ratio:.2f}")
 
     if args.callgrind:
         if shutil.which("valgrind") is None:
@@ -135,6 +173,10 @@ def main() -> int:
             )
             ratio = rlcard / flip  # fewer instructions per action: faster
             print(f"{name:31s} flip {flip:,.0f} rlcard {rlcard:,.0f} speed flip/rlcard {ratio:.2f}")
+            if COMPILED is not None:
+                mypyc = _per_action(_compiled_command(flip_args, args.players, []), 2000, 22000)
+                speed = rlcard / mypyc
+                print(f"{name:31s} flip-mypyc {mypyc:,.0f} speed flip-mypyc/rlcard {speed:.2f}")
         checked = _per_action(
             _flip_command(["-m", "flip", "bench", "--checked"], args.players, []), 2000, 22000
         )

@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import flip
+from tests.flip.build import pure_only
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,6 +20,7 @@ def test_doctests_of_flip_are_collected_by_every_pytest_run() -> None:
     assert "--doctest-modules" in config["addopts"].split()
 
 
+@pure_only
 def test_doctests_the_public_interface_has_examples() -> None:
     finder = doctest.DocTestFinder()
     examples = 0

@@ -29,6 +29,7 @@ from flip import (
     parse_request,
     view,
 )
+from tests.flip.build import pure_only
 from tests.flip.stacking import play, position
 
 
@@ -44,6 +45,7 @@ def _counting_check(monkeypatch: pytest.MonkeyPatch) -> list[Action]:
     return checked
 
 
+@pure_only
 def test_memo_an_action_legal_actions_returned_is_not_checked_twice(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -59,6 +61,7 @@ def test_memo_an_action_legal_actions_returned_is_not_checked_twice(
     assert checked == [action, action]
 
 
+@pure_only
 def test_memo_a_request_is_always_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     checked = _counting_check(monkeypatch)
     state, _ = new_game(Options(seats=3), "memo")
