@@ -60,9 +60,9 @@ typecheck: venv
 	$(BIN)/mypy flip
 	$(BIN)/mypy games notifications accounts live web gamenook
 
-test: lint typecheck
+test: lint typecheck compile
 	$(BIN)/pytest
-	$(MAKE) test-compiled
+	$(FLIP_COMPILED_TESTS)
 
 # flip compiled with mypyc (scripts/compile_flip.py) in a tree of its own; flip/ stays the
 # pure-Python reference. The flip tests need no Django; without pytest-django (which puts the
@@ -72,10 +72,10 @@ COMPILED := build/compiled
 compile: venv
 	$(BIN)/python scripts/compile_flip.py --out $(COMPILED)
 
+FLIP_COMPILED_TESTS = PYTHONPATH=$(COMPILED) GAMENOOK_FLIP_COMPILED=1 $(BIN)/pytest -p no:django \
+	--import-mode=append -W ignore::pytest.PytestConfigWarning -p no:cacheprovider tests/flip
 test-compiled: compile
-	PYTHONPATH=$(COMPILED) GAMENOOK_FLIP_COMPILED=1 $(BIN)/pytest -p no:django --import-mode=append \
-		-W ignore::pytest.PytestConfigWarning \
-		-p no:cacheprovider tests/flip
+	$(FLIP_COMPILED_TESTS)
 
 bench: venv
 	$(BIN)/python -m flip bench --players 4 --seconds 10
@@ -84,8 +84,8 @@ bench: venv
 # made with `python3 -m venv /tmp/rl && /tmp/rl/bin/pip install rlcard==1.2.0`. Needs valgrind
 # for the instruction counts (BENCH_ENGINE_FLAGS= to skip them).
 RLCARD_PYTHON ?= /tmp/rl/bin/python
-BENCH_ENGINE_FLAGS ?= --callgrind
-bench-engine: venv
+BENCH_ENGINE_FLAGS ?= --callgrind --compiled $(COMPILED)
+bench-engine: compile
 	$(RLCARD_PYTHON) scripts/bench_interleaved.py --players 4 --slices 20
 	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
 
