@@ -14,6 +14,9 @@ Run it with the Python of the scratch environment that has RLCard (flip
 needs only the standard library, so it imports from this checkout):
 
     /tmp/rl/bin/python scripts/bench_interleaved.py --players 4 --slices 20
+
+``--flip-tree build/compiled`` takes flip from the tree ``make compile`` built (the
+same CPython, 3.11.7 here, so its extensions load in the scratch environment too).
 """
 
 from __future__ import annotations
@@ -26,7 +29,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+# Read before argparse: the tree decides which flip the imports below load.
+FLIP_TREE = (
+    Path(sys.argv[sys.argv.index("--flip-tree") + 1]).resolve()
+    if "--flip-tree" in sys.argv[:-1]
+    else ROOT
+)
+sys.path[:0] = [str(FLIP_TREE), str(ROOT / "scripts")]
 
 from bench_rlcard_uno import run as rlcard_run  # noqa: E402
 
@@ -49,15 +58,19 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--slice", type=float, default=0.5, help="seconds per loop and round")
     parser.add_argument("--slices", type=int, default=20, help="rounds of the four loops")
+    parser.add_argument("--flip-tree", type=Path, default=ROOT, help="where flip is imported from")
     args = parser.parse_args()
+    builds = set()
 
     rates: dict[tuple[str, str], list[float]] = {}
     for index in range(args.slices):
         for name, side, loop in LOOPS:
             figures = loop(args.players, args.slice, index)
+            builds.add(str(figures.get("build", "")))
             rates.setdefault((name, side), []).append(float(str(figures["actions_per_s"])))
     print(f"# interleaved, {args.slices} rounds of {args.slice} s per loop, load before/after:")
     print(f"# {os.getloadavg()[0]:.2f} (1 min) at the end")
+    print(f"# flip from {FLIP_TREE}, build {' and '.join(sorted(builds - {''}))}")
     print("comparison                      side    min      median   max      (actions/s)")
     for name in dict.fromkeys(name for name, _, _ in LOOPS):
         for side in ("flip", "rlcard"):
