@@ -309,6 +309,19 @@ _MATCH_TOP: Final[tuple[tuple[tuple[frozenset[int], ...], ...], ...]] = tuple(
 )
 
 
+def _flags(side: int) -> tuple[tuple[tuple[bool, ...], ...], ...]:
+    """``_MATCH_TOP[side]`` as a flag per card (each distinct set's flags made once)."""
+    made: dict[frozenset[int], tuple[bool, ...]] = {}
+    return tuple(
+        tuple(made.get(m) or made.setdefault(m, tuple(c in m for c in DECK)) for m in by_top)
+        for by_top in _MATCH_TOP[side]
+    )
+
+
+# ``_MATCH_FLAGS[side][in_play + 1][top_card][card]``: ``card in _MATCH_TOP[...]``.
+_MATCH_FLAGS: Final = (_flags(LIGHT), _flags(DARK))
+
+
 def playable_cards(s: GameState, hand: Sequence[CardT]) -> list[CardT]:
     """The cards of ``hand`` that may be played on the table now.
 
@@ -480,15 +493,21 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
         hand = s.hands[seat]
         plays = _PLAYS[side]
         in_play = s.color
-        matching = _MATCH_TOP[side][in_play + 1][s.discard[-1]]
+        # A flag per card, not a set operation: whether it matches the top card and
+        # colour, and whether it is a restricted Wild (playable only without a card
+        # of the colour in play), noted in the same pass.
+        matches = _MATCH_FLAGS[side][in_play + 1][s.discard[-1]]
+        restricted = RESTRICTED_OF[side]
+        restricted_held = False
         found: list[Action] = []
         for card in hand:
-            if card in matching:
+            if matches[card]:
                 found += plays[card]
-        restricted = _RESTRICTED[side]
-        if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
+            elif restricted[card]:
+                restricted_held = True
+        if restricted_held and _OF_COLOR[side][in_play].isdisjoint(hand):
             for card in hand:
-                if card in restricted:
+                if restricted[card]:
                     found += plays[card]
         if not found:  # nothing to play: draw, or pass when nothing is left to draw
             found = [DRAW_ACTION if s.draw or len(s.discard) > 1 else PASS_ACTION]
