@@ -3,7 +3,8 @@
 Django's ORM turns a queryset into SQL on every call: 0.3 to 0.8 ms of CPU
 per statement on the benchmark machine (docs/performance.md, "API load"),
 more than PostgreSQL takes to run it. The statements an action and a view
-read make on every request are built here once per database vendor, from
+read make on every request (and the token lookup, ``accounts.authentication``,
+through ``Columns``) are built here once per database vendor, from
 the models' metadata (every table and column name quoted, every value a
 parameter), and their rows become model instances the way the ORM makes
 them: the same converters per column (``connection.ops.get_db_converters``
