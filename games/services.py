@@ -23,13 +23,12 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Field
-from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 import flip
 from flip import realtime
 
-from . import conf
+from . import conf, rows
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Connection, Move, Seat, Table
 from .selectors import SeatFacts, seat_facts_of, table_state
@@ -73,8 +72,7 @@ def _seen_sql() -> str:
     """The table row's ``seq.presence_version`` as the statement's snapshot saw it.
 
     A subquery on the row the outer query locks, which the lock does not
-    refresh. Raw SQL because Django's ``Subquery`` doubled the cost of
-    compiling the statement; every name comes from the models' metadata.
+    refresh; every name comes from the models' metadata.
     """
     quote = connection.ops.quote_name
     table, seat = quote(Table._meta.db_table), quote(Seat._meta.db_table)
@@ -102,19 +100,14 @@ def _lock_table_with_seats(table_id: int, user: User) -> tuple[Table, Seat, list
     Otherwise another transaction changed the table while this one waited
     for the lock, and the seats are read again, under the lock.
     """
-    seats: list[Seat] = list(
-        Seat.objects.select_related("table", "user")
-        .select_for_update(of=("table",))
-        .filter(table_id=table_id)
-        .annotate(seen=RawSQL(_SEEN_SQL, ()))  # noqa: S611 (no input in it: _seen_sql)
-        .order_by()  # sorted below: an ORDER BY costs more to compile than to sort ten seats
-    )
+    # Written once per process (games.rows), not compiled by the ORM per action.
+    seats, seen = rows.seats_with_table(table_id, lock=True, also=_SEEN_SQL)
     if not seats:
         if not Table.objects.filter(pk=table_id).exists():
             raise NotFound()
         raise Forbidden("You hold no seat at this table.", code="not_seated")
     table = seats[0].table
-    if getattr(seats[0], "seen", None) != f"{table.seq}.{table.presence_version}":
+    if seen != f"{table.seq}.{table.presence_version}":
         seats = list(Seat.objects.select_related("user").filter(table=table).order_by())
     seats.sort(key=lambda one: one.number)
     for one in seats:
@@ -217,9 +210,22 @@ def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool =
     )
 
 
+#: One ``UPDATE`` per list of fields, written once per process (``games.rows``).
+_UPDATES: dict[tuple[str, ...], rows.Update] = {}
+_MOVE_INSERT = rows.Insert(Move)
+
+
 def _commit_locked(table: Table, *, new_turn: bool, fields: list[str]) -> None:
-    """Save the locked table's changed ``fields`` and signal the change on commit."""
-    table.save(update_fields=fields)
+    """Save the locked table's changed ``fields`` and signal the change on commit.
+
+    As ``table.save(update_fields=fields)`` (``auto_now`` fields take the time
+    now), without compiling the statement on every move.
+    """
+    key = tuple(fields)
+    update = _UPDATES.get(key)
+    if update is None:
+        update = _UPDATES[key] = rows.Update(Table, fields)
+    update.run(table)
     _notify_on_commit(table, new_turn=new_turn)
 
 
@@ -274,7 +280,7 @@ def _apply_locked(
     back: nothing is written. The moves go in with one INSERT.
     """
     result = _play(table, state, seat, next_action, source)
-    Move.objects.bulk_create(result.moves)
+    _MOVE_INSERT.run(result.moves)
     _commit_locked(table, new_turn=result.new_turn, fields=_SNAPSHOT_FIELDS)
     return result
 

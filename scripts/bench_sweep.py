@@ -278,7 +278,7 @@ class Bench:
                 "COPY games_table (id, host_id, state, turn, to_act, started_at,"
                 " turn_started_at, deadline_at, remind_at, created_at, updated_at, status,"
                 " seat_count, two_seat_reverse_skips, scoring, target, turn_hours,"
-                " timeout_policy, allow_watchers, seq, bot_errors) FROM STDIN"
+                " timeout_policy, allow_watchers, seq, bot_errors, presence_version) FROM STDIN"
             ) as copy:
                 for i in range(active):
                     # Due tables began their turn a day and up to an hour ago; the others
@@ -308,17 +308,19 @@ class Bench:
                             False,
                             1,
                             0,
+                            0,
                         ]
                     )
             with cursor.copy(
-                "COPY games_seat (table_id, number, user_id, bot_level, joined_at) FROM STDIN"
+                "COPY games_seat (table_id, number, user_id, bot_level, joined_at, strikes, away)"
+                " FROM STDIN"
             ) as copy:
                 for i in range(active):
                     people = (2 * i + 1, 2 * i + 2) if i < self.due else shared
                     for number in (0, 1):
                         bot = i < self.due and i % 2 == 1 and number != self.current
                         user = None if bot else people[number]
-                        copy.write_row([i + 1, number, user, "easy" if bot else "", now])
+                        copy.write_row([i + 1, number, user, "easy" if bot else "", now, 0, False])
             cursor.execute("SELECT setval('games_table_id_seq', %s)", [active])
         raw.commit()
         self._vacuum()

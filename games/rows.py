@@ -1,0 +1,244 @@
+"""A few hot statements written once per process instead of compiled per call.
+
+Django's ORM turns a queryset into SQL on every call: 0.3 to 0.8 ms of CPU
+per statement on the benchmark machine (docs/performance.md, "API load"),
+more than PostgreSQL takes to run it. The statements an action and a view
+read make on every request (and the token lookup, ``accounts.authentication``,
+through ``Columns``) are built here once per database vendor, from
+the models' metadata (every table and column name quoted, every value a
+parameter), and their rows become model instances the way the ORM makes
+them: the same converters per column (``connection.ops.get_db_converters``
+and the field's ``from_db_value``), ``Model.from_db``, related instances
+cached as ``select_related`` caches them. Writes prepare each value with its
+field's ``pre_save`` and ``get_db_prep_save``, as ``save()`` and
+``bulk_create()`` do. Model signals are not sent (no receiver listens to
+these models' ``pre_save``/``post_save``; ``bulk_create`` sends none either).
+
+Only what the ORM would do the same way on every backend this project runs
+on: PostgreSQL and SQLite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db import DatabaseError, connection
+from django.db.models import Field, Model
+
+from .models import Seat, Table
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+def quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def column_of(field: Any) -> str:
+    """``field``'s quoted column name (a concrete field's: never None)."""
+    if not isinstance(field, Field) or field.column is None:
+        raise TypeError(f"{field!r} is not a column")
+    return quote(field.column)
+
+
+class Columns:
+    """A model's concrete columns under its table's name: the select list and the loader.
+
+    ``load(row, start)`` makes the instance from ``row[start:start + width]``
+    as the ORM's iterable does. The converters depend on the backend, so they
+    are looked up once per vendor.
+    """
+
+    def __init__(self, model: type[Model]) -> None:
+        self.model = model
+        self.fields: list[Field[Any, Any]] = list(model._meta.concrete_fields)
+        self.names = [f.attname for f in self.fields]
+        self.width = len(self.fields)
+        self.table = model._meta.db_table
+        self._sql: dict[str, str] = {}
+        self._converters: dict[str, list[tuple[int, list[Converter], Any]]] = {}
+
+    def sql(self) -> str:
+        """``"table"."column", ...`` in the order ``Model.from_db`` takes its values."""
+        vendor = connection.vendor
+        if vendor not in self._sql:
+            table = quote(self.table)
+            self._sql[vendor] = ", ".join(f"{table}.{column_of(f)}" for f in self.fields)
+        return self._sql[vendor]
+
+    def _converters_now(self) -> list[tuple[int, list[Converter], Any]]:
+        vendor = connection.vendor
+        found = self._converters.get(vendor)
+        if found is None:
+            found = []
+            for index, field in enumerate(self.fields):
+                column = field.get_col(self.table)
+                chain = [
+                    *connection.ops.get_db_converters(column),
+                    *column.get_db_converters(connection),
+                ]
+                if chain:
+                    found.append((index, chain, column))
+            self._converters[vendor] = found
+        return found
+
+    def load(self, row: Sequence[Any], start: int = 0) -> Any:
+        values = list(row[start : start + self.width])
+        for index, chain, column in self._converters_now():
+            value = values[index]
+            for convert in chain:
+                value = convert(value, column, connection)
+            values[index] = value
+        return self.model.from_db(connection.alias, self.names, values)
+
+
+def cache_related(instance: Model, name: str, related: Model | None) -> None:
+    """Hold ``related`` as ``instance.<name>``, as ``select_related`` does (no query later)."""
+    instance._meta.get_field(name).set_cached_value(instance, related)  # type: ignore[union-attr]
+
+
+def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+
+
+class Insert:
+    """``INSERT`` of new rows of ``model`` (every concrete field but the auto key), several at once.
+
+    Sets each instance's key when the backend returns inserted rows (PostgreSQL,
+    SQLite 3.35+), as ``bulk_create`` does.
+    """
+
+    def __init__(self, model: type[Model]) -> None:
+        self.model = model
+        self.pk = model._meta.pk
+        self.fields = [f for f in model._meta.concrete_fields if f is not self.pk]
+        self._head: dict[str, str] = {}
+
+    def head(self) -> str:
+        vendor = connection.vendor
+        if vendor not in self._head:
+            names = ", ".join(column_of(f) for f in self.fields)
+            table = quote(self.model._meta.db_table)
+            self._head[vendor] = f"INSERT INTO {table} ({names}) VALUES "  # noqa: S608 (names only)
+        return self._head[vendor]
+
+    def run(self, objects: Sequence[Model]) -> None:
+        if not objects:
+            return
+        row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+        sql = self.head() + ", ".join([row] * len(objects))
+        returning = connection.features.can_return_rows_from_bulk_insert
+        if returning:
+            sql += f" RETURNING {column_of(self.pk)}"
+        params = [
+            field.get_db_prep_save(field.pre_save(one, True), connection)
+            for one in objects
+            for field in self.fields
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            keys = cursor.fetchall() if returning else None
+        for index, one in enumerate(objects):
+            if keys is not None:
+                one.pk = keys[index][0]
+            # Saved, as bulk_create leaves them.
+            one._state.adding = False  # noqa: SLF001
+            one._state.db = connection.alias  # noqa: SLF001
+
+
+class Update:
+    """``UPDATE`` of some fields of one row of ``model`` by its key, as ``save(update_fields=...)``.
+
+    ``auto_now`` fields among them take the time now, as ``save()`` gives
+    them; no row updated raises ``DatabaseError``, as ``save()`` does.
+    """
+
+    def __init__(self, model: type[Model], names: Sequence[str]) -> None:
+        self.model = model
+        self.fields = [model._meta.get_field(name) for name in names]
+        self._sql: dict[str, str] = {}
+
+    def sql(self) -> str:
+        vendor = connection.vendor
+        if vendor not in self._sql:
+            table = quote(self.model._meta.db_table)
+            sets = ", ".join(f"{column_of(f)} = %s" for f in self.fields)
+            pk = column_of(self.model._meta.pk)
+            # Names from the model's metadata; every value is a parameter.
+            self._sql[vendor] = f"UPDATE {table} SET {sets} WHERE {table}.{pk} = %s"  # noqa: S608
+        return self._sql[vendor]
+
+    def run(self, instance: Model) -> None:
+        params = [
+            f.get_db_prep_save(f.pre_save(instance, False), connection)  # type: ignore[union-attr]
+            for f in self.fields
+        ]
+        params.append(instance.pk)
+        with connection.cursor() as cursor:
+            cursor.execute(self.sql(), params)
+            if cursor.rowcount != 1:
+                raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+# ----------------------------------------------------------------------------
+# A table's seats with the table and their users: the view read and the action's lock
+
+
+_SEAT, _TABLE, _USER = Columns(Seat), Columns(Table), Columns(User)
+_SEATS_SQL: dict[tuple[str, bool, str], str] = {}
+
+
+def _column(model: type[Model], name: str) -> str:
+    return f"{quote(model._meta.db_table)}.{column_of(model._meta.get_field(name))}"
+
+
+def _seats_sql(*, lock: bool, also: str) -> str:
+    key = (connection.vendor, lock, also)
+    sql = _SEATS_SQL.get(key)
+    if sql is None:
+        table, user = quote(_TABLE.table), quote(_USER.table)
+        select = f"{_SEAT.sql()}, {_TABLE.sql()}, {_USER.sql()}" + (f", ({also})" if also else "")
+        sql = (
+            f"SELECT {select} FROM {quote(_SEAT.table)}"  # noqa: S608 (names from the metadata)
+            f" INNER JOIN {table} ON ({_column(Seat, 'table')} = {_column(Table, 'id')})"
+            f" LEFT OUTER JOIN {user} ON ({_column(Seat, 'user')} = {_column(User, 'id')})"
+            f" WHERE {_column(Seat, 'table')} = %s"
+        )
+        # As select_for_update(of=("table",)): the seats and users are not locked.
+        if lock and connection.features.has_select_for_update_of:
+            sql += f" FOR UPDATE OF {table}"
+        elif lock and connection.features.has_select_for_update:
+            sql += " FOR UPDATE"
+        _SEATS_SQL[key] = sql
+    return sql
+
+
+def seats_with_table(
+    table_id: int, *, lock: bool = False, also: str = ""
+) -> tuple[list[Seat], Any]:
+    """The seats of ``table_id`` (in no order), each with its ``table`` and ``user`` loaded.
+
+    One statement, the ORM's
+    ``Seat.objects.select_related("table", "user").filter(table_id=...)``;
+    ``lock``: with ``select_for_update(of=("table",))``, the table row alone
+    locked. Every seat holds the same ``Table`` instance. ``also``: a scalar
+    subquery (SQL with no parameters, nothing from outside) read in the same
+    statement, returned beside the seats (None without seats or ``also``).
+    """
+    found = fetch(_seats_sql(lock=lock, also=also), [table_id])
+    seats: list[Seat] = []
+    table: Table | None = None
+    user_at = _SEAT.width + _TABLE.width
+    user_pk = user_at + next(i for i, f in enumerate(_USER.fields) if f.primary_key)
+    for row in found:
+        seat: Seat = _SEAT.load(row)
+        if table is None:
+            table = _TABLE.load(row, _SEAT.width)
+        cache_related(seat, "table", table)
+        cache_related(seat, "user", None if row[user_pk] is None else _USER.load(row, user_at))
+        seats.append(seat)
+    return seats, (found[0][-1] if found and also else None)

@@ -1,0 +1,150 @@
+"""games.rows: the statements written once per process give what the ORM gives.
+
+Run on SQLite and on PostgreSQL alike (``DATABASE_URL``): every value of every
+loaded instance is compared with the ORM's own reading of the same rows, so a
+converter missed on one backend (SQLite's datetimes and booleans, JSON on both)
+shows here.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import DatabaseError, connection
+from django.db.models import Model
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts import services as accounts
+from accounts.authentication import TokenAuthentication
+from games import rows
+from games.models import Move, Seat, Table
+from tests.factories import make_user, start_table
+
+pytestmark = pytest.mark.django_db
+
+
+def _values(instance: Model) -> dict[str, Any]:
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def test_seats_with_table_loads_what_select_related_loads() -> None:
+    host, guest = make_user("rows-host"), make_user("rows-guest")
+    table = start_table(host, guest, bots=1)
+    Seat.objects.filter(table=table, number=1).update(
+        away=True, held_until=timezone.now() + timedelta(minutes=2)
+    )
+
+    seats, seen = rows.seats_with_table(table.pk)
+    orm = {
+        seat.number: seat
+        for seat in Seat.objects.select_related("table", "user").filter(table_id=table.pk)
+    }
+
+    assert seen is None
+    assert sorted(seat.number for seat in seats) == [0, 1, 2]
+    for seat in seats:
+        expected = orm[seat.number]
+        assert _values(seat) == _values(expected)
+        assert not seat._state.adding
+        with CaptureQueriesContext(connection) as queries:
+            loaded_table, loaded_user = seat.table, seat.user
+        assert not queries.captured_queries, "table and user must come with the seat"
+        assert loaded_table is seats[0].table
+        assert _values(loaded_table) == _values(expected.table)
+        if expected.user is None:
+            assert loaded_user is None
+        else:
+            assert loaded_user is not None
+            assert _values(loaded_user) == _values(expected.user)
+    assert isinstance(seats[0].table.state, dict)  # the snapshot decoded, as the ORM does
+    assert any(seat.away is True for seat in seats)
+
+
+def test_seats_with_table_reads_the_subquery_beside_the_seats() -> None:
+    table = start_table(make_user("rows-a"), make_user("rows-b"))
+    quote = connection.ops.quote_name
+    inner, seat = quote(Table._meta.db_table), quote(Seat._meta.db_table)
+    also = (
+        f"SELECT {quote('t')}.{quote('seq')} * 10 FROM {inner} AS {quote('t')}"  # noqa: S608
+        f" WHERE {quote('t')}.{quote('id')} = {seat}.{quote('table_id')}"
+    )
+
+    seats, seen = rows.seats_with_table(table.pk, lock=True, also=also)
+    assert len(seats) == 2
+    assert seen == table.seq * 10
+
+    assert rows.seats_with_table(table.pk + 1000, lock=True, also=also) == ([], None)
+
+
+def test_insert_sets_keys_and_auto_now_add_as_bulk_create_does() -> None:
+    table = start_table(make_user("rows-c"), make_user("rows-d"))
+    before = Move.objects.filter(table=table).count()
+    moves = [
+        Move(
+            table=table,
+            seq=1000 + i,
+            round=1,
+            seat=None,
+            action="bench",
+            payload={"events": [{"n": i}]},
+            source=Move.Source.ADMIN,
+        )
+        for i in range(2)
+    ]
+
+    rows.Insert(Move).run(moves)
+
+    assert Move.objects.filter(table=table).count() == before + 2
+    for move in moves:
+        assert move.created_at is not None
+        assert not move._state.adding
+        if connection.features.can_return_rows_from_bulk_insert:
+            stored = Move.objects.get(pk=move.pk)
+            assert (stored.seq, stored.payload, stored.created_at) == (
+                move.seq,
+                move.payload,
+                move.created_at,
+            )
+
+
+def test_update_writes_the_fields_and_refreshes_auto_now_as_save_does() -> None:
+    table = start_table(make_user("rows-e"), make_user("rows-f"))
+    stamp = table.updated_at
+    table.seq += 5
+    table.state = {**(table.state or {}), "marker": [1, 2]}
+
+    rows.Update(Table, ["seq", "state", "updated_at"]).run(table)
+
+    stored = Table.objects.get(pk=table.pk)
+    assert stored.seq == table.seq
+    assert stored.state == table.state
+    assert stored.updated_at == table.updated_at
+    assert table.updated_at > stamp
+
+
+def test_update_of_a_missing_row_raises_as_save_does() -> None:
+    table = start_table(make_user("rows-g"), make_user("rows-h"))
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+    missing = Table.objects.get(pk=table.pk)
+    missing.pk = table.pk + 1000
+
+    with pytest.raises(DatabaseError, match="did not affect any rows"):
+        rows.Update(Table, ["seq"]).run(missing)
+
+
+def test_the_token_lookup_loads_the_token_and_its_user() -> None:
+    user = make_user("rows-token")
+    token, key = accounts.token_create(user=user, name="rows")
+
+    found_user, found_token = TokenAuthentication().authenticate_credentials(key)
+
+    assert isinstance(found_user, User)
+    assert _values(found_user) == _values(User.objects.get(pk=user.pk))
+    assert _values(found_token) == _values(type(token).objects.get(pk=token.pk))
+    with CaptureQueriesContext(connection) as queries:
+        assert found_token.user is found_user
+    assert not queries.captured_queries
