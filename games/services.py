@@ -191,7 +191,9 @@ def _append(
     )
 
 
-def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool = False) -> None:
+def _notify_on_commit(
+    table: Table, *, new_turn: bool, followups_written: bool = False, watched: bool = True
+) -> None:
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
     # A real-time turn's move timer is queued for its very instant (games.signals).
@@ -206,6 +208,7 @@ def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool =
             finished=finished,
             followups_written=followups_written,
             timer_at=timer_at,
+            watched=watched,
         )
     )
 
@@ -530,7 +533,8 @@ def tables_timeout_batch(
     ``table_timeout`` checks it (the turn still current, its deadline passed)
     and timed out by the same rules; then every move goes in with one INSERT,
     every table with one UPDATE, the leavers' seats with one UPDATE, and each
-    table's ``table_changed`` is sent on commit. A caller that writes the
+    table's ``table_changed`` is sent on commit, ``watched`` only where a
+    connection was counted (one query for the page). A caller that writes the
     follow-ups (mail, bot turns) in the same transaction says so with
     ``followups_written``, which the signals carry.
 
@@ -658,10 +662,27 @@ def _write_batch(
     _update_rows(tables, _SNAPSHOT_FIELDS)
     if leavers:
         Seat.objects.filter(pk__in=[seat.pk for seat in leavers]).update(left_at=now)
+    # Read under the page's row locks: a socket counted after this waited for the lock
+    # (presence_open takes it) and reads the committed change when it opens.
+    watched = _watched([table.pk for table in tables])
     for done in applied:
         _notify_on_commit(
-            done.result.table, new_turn=done.result.new_turn, followups_written=followups_written
+            done.result.table,
+            new_turn=done.result.new_turn,
+            followups_written=followups_written,
+            watched=done.result.table.pk in watched,
         )
+
+
+def _watched(table_ids: list[int]) -> set[int]:
+    """Which of ``table_ids`` have a connection counted (a socket may be open on them).
+
+    Call with their rows locked. ``live`` pushes a change only to those: a
+    correspondence table's page of timeouts mostly has nobody watching, and each
+    push is a round trip to the channel layer (docs/performance.md, "Deadline sweep").
+    """
+    found = Connection.objects.filter(table_id__in=table_ids).values_list("table_id", flat=True)
+    return set(found.distinct())
 
 
 def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
