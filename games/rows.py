@@ -20,11 +20,13 @@ on: PostgreSQL and SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import DatabaseError, connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Field, Model
 
 from .models import Seat, Table
@@ -105,6 +107,30 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
+@contextmanager
+def bound_cursor() -> Iterator[Any]:
+    """A cursor whose parameters travel apart from the SQL (PostgreSQL's server-side binding).
+
+    Django's psycopg cursors bind on the client: every value is quoted into the
+    statement's text, which for a page of timeouts (thousands of values, the
+    snapshots and the mails' text among them) cost more than the server took
+    to run it (docs/performance.md). This is Django's own server-binding
+    cursor class on the same connection and transaction, behind Django's
+    wrapper, so errors are Django's (``IntegrityError``) and the connection's
+    execute wrappers see the statement. Other backends get the usual cursor.
+    """
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    with CursorWrapper(ServerBindingCursor(connection.connection), connection) as cursor:
+        yield cursor
+
+
 class Insert:
     """``INSERT`` of new rows of ``model`` (every concrete field but the auto key), several at once.
 
@@ -126,7 +152,8 @@ class Insert:
             self._head[vendor] = f"INSERT INTO {table} ({names}) VALUES "  # noqa: S608 (names only)
         return self._head[vendor]
 
-    def run(self, objects: Sequence[Model]) -> None:
+    def run(self, objects: Sequence[Model], *, bound: bool = False) -> None:
+        """Insert ``objects``; ``bound``: through ``bound_cursor`` (many rows, long values)."""
         if not objects:
             return
         row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
@@ -139,7 +166,7 @@ class Insert:
             for one in objects
             for field in self.fields
         ]
-        with connection.cursor() as cursor:
+        with bound_cursor() if bound else connection.cursor() as cursor:
             cursor.execute(sql, params)
             keys = cursor.fetchall() if returning else None
         for index, one in enumerate(objects):

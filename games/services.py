@@ -633,17 +633,18 @@ def _update_rows(tables: list[Table], fields: list[str]) -> None:
     row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field, _ in columns) + ")"
     table, key = quote(Table._meta.db_table), quote(columns[0][1])
     sets = ", ".join(f"{quote(column)} = v.{quote(column)}" for _, column in columns[1:])
-    rows = ", ".join([row] * len(tables))
+    values = ", ".join([row] * len(tables))
     names = ", ".join(quote(column) for _, column in columns)
     # Names come from the model's metadata; every value is a parameter.
-    sql = f"UPDATE {table} SET {sets} FROM (VALUES {rows}) AS v({names})"  # noqa: S608
+    sql = f"UPDATE {table} SET {sets} FROM (VALUES {values}) AS v({names})"  # noqa: S608
     sql += f" WHERE {table}.{key} = v.{key}"
     params = [
         field.get_db_prep_save(getattr(one, field.attname), connection)
         for one in tables
         for field, _ in columns
     ]
-    with connection.cursor() as cursor:
+    # Bound on the server: the snapshots alone are about 100 KB of text to quote.
+    with rows.bound_cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount != len(tables):
             raise RuntimeError(f"updated {cursor.rowcount} of {len(tables)} locked tables")
@@ -655,7 +656,8 @@ def _write_batch(
     """Save what ``tables_timeout_batch`` built: a statement per kind of row, not per row."""
     if not applied:
         return
-    Move.objects.bulk_create([move for done in applied for move in done.result.moves])
+    # Bound on the server: a page's values are too many to quote into the SQL (games.rows).
+    _MOVE_INSERT.run([move for done in applied for move in done.result.moves], bound=True)
     tables = [done.result.table for done in applied]
     for table in tables:
         table.updated_at = now  # neither way below fills auto_now fields
