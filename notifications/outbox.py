@@ -162,7 +162,7 @@ def outbox_enqueue_many(mails: Sequence[Mail]) -> list[OutboxMessage]:
         return []
     try:
         with transaction.atomic():
-            # Bound on the server: the texts of a page's mail are too long to quote into the SQL.
+            # One array a column, bound on the server: no mail's text quoted into the SQL.
             _OUTBOX_INSERT.run(rows, bound=True)
             written = rows
     except IntegrityError:
