@@ -132,7 +132,9 @@ def bound_cursor() -> Iterator[Any]:
 
     connection.ensure_connection()
     connection.validate_thread_sharing()
-    with CursorWrapper(ServerBindingCursor(connection.connection), connection) as cursor:
+    # django-stubs declare the class without psycopg's Cursor, whose constructor it has.
+    raw = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]
+    with CursorWrapper(raw, connection) as cursor:
         yield cursor
 
 
