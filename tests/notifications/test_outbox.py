@@ -12,6 +12,7 @@ from celery.exceptions import Retry
 from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.test import Client, override_settings
+from django.urls import get_script_prefix, reverse, set_script_prefix
 
 from games.models import Table
 from games.selectors import facts_of
@@ -274,3 +275,21 @@ def test_a_page_of_mail_skips_a_message_written_before_and_writes_the_rest(jobs:
         (written[0].pk, second.pk),
     ]
     assert rows[1].text == written[0].text and f"table {table.pk}" in rows[1].subject
+
+
+def test_the_unsubscribe_link_is_the_path_reverse_gives_under_any_script_prefix() -> None:
+    user = make_user()
+    token = services.unsubscribe_token(user)
+
+    def reversed_now() -> str:
+        return "http://127.0.0.1:8000" + reverse("notifications:unsubscribe", args=[token])
+
+    assert services.unsubscribe_url(user) == reversed_now()
+    before = get_script_prefix()
+    set_script_prefix("/games/")  # served under a sub-path: the path around the token moves
+    try:
+        assert services.unsubscribe_url(user) == reversed_now()
+        assert "/games/notifications/unsubscribe/" in services.unsubscribe_url(user)
+    finally:
+        set_script_prefix(before)
+    assert services.unsubscribe_url(user) == reversed_now()
