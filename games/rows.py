@@ -20,11 +20,13 @@ on: PostgreSQL and SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import DatabaseError, connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Field, Model
 
 from .models import Seat, Table
@@ -105,6 +107,37 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
+def array_of(field: Any) -> str:
+    """PostgreSQL: a parameter holding an array of ``field``'s column type, ``%s::integer[]``."""
+    return f"%s::{field.db_type(connection)}[]"
+
+
+@contextmanager
+def bound_cursor() -> Iterator[Any]:
+    """A cursor whose parameters travel apart from the SQL (PostgreSQL's server-side binding).
+
+    Django's psycopg cursors bind on the client: every value is quoted into the
+    statement's text, which for a page of timeouts (thousands of values, the
+    snapshots and the mails' text among them) cost more than the server took
+    to run it (docs/performance.md). This is Django's own server-binding
+    cursor class on the same connection and transaction, behind Django's
+    wrapper, so errors are Django's (``IntegrityError``) and the connection's
+    execute wrappers see the statement. Other backends get the usual cursor.
+    """
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    # django-stubs declare the class without psycopg's Cursor, whose constructor it has.
+    raw = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]
+    with CursorWrapper(raw, connection) as cursor:
+        yield cursor
+
+
 class Insert:
     """``INSERT`` of new rows of ``model`` (every concrete field but the auto key), several at once.
 
@@ -126,20 +159,45 @@ class Insert:
             self._head[vendor] = f"INSERT INTO {table} ({names}) VALUES "  # noqa: S608 (names only)
         return self._head[vendor]
 
-    def run(self, objects: Sequence[Model]) -> None:
+    def _arrays(self) -> str:
+        """PostgreSQL: ``INSERT ... SELECT * FROM unnest(...)``, one array parameter a column."""
+        if "arrays" not in self._head:
+            names = ", ".join(column_of(f) for f in self.fields)
+            table = quote(self.model._meta.db_table)
+            arrays = ", ".join(array_of(f) for f in self.fields)
+            # Names and types from the model's metadata; every value is in a parameter.
+            self._head["arrays"] = f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
+        return self._head["arrays"]
+
+    def run(self, objects: Sequence[Model], *, bound: bool = False) -> None:
+        """Insert ``objects``; ``bound``: many rows at once, as arrays bound on the server.
+
+        With ``bound`` on PostgreSQL the statement takes one array per column
+        (``bound_cursor``): its text is the same whatever the number of rows,
+        and no value is quoted into it. Rows come back in the arrays' order.
+        """
         if not objects:
             return
-        row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
-        sql = self.head() + ", ".join([row] * len(objects))
         returning = connection.features.can_return_rows_from_bulk_insert
+        arrays = bound and connection.vendor == "postgresql"
+        params: list[Any]
+        if arrays:
+            sql = self._arrays()
+            params = [
+                [field.get_db_prep_save(field.pre_save(one, True), connection) for one in objects]
+                for field in self.fields
+            ]
+        else:
+            row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+            sql = self.head() + ", ".join([row] * len(objects))
+            params = [
+                field.get_db_prep_save(field.pre_save(one, True), connection)
+                for one in objects
+                for field in self.fields
+            ]
         if returning:
             sql += f" RETURNING {column_of(self.pk)}"
-        params = [
-            field.get_db_prep_save(field.pre_save(one, True), connection)
-            for one in objects
-            for field in self.fields
-        ]
-        with connection.cursor() as cursor:
+        with bound_cursor() if arrays else connection.cursor() as cursor:
             cursor.execute(sql, params)
             keys = cursor.fetchall() if returning else None
         for index, one in enumerate(objects):

@@ -191,7 +191,9 @@ def _append(
     )
 
 
-def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool = False) -> None:
+def _notify_on_commit(
+    table: Table, *, new_turn: bool, followups_written: bool = False, watched: bool = True
+) -> None:
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
     # A real-time turn's move timer is queued for its very instant (games.signals).
@@ -206,6 +208,7 @@ def _notify_on_commit(table: Table, *, new_turn: bool, followups_written: bool =
             finished=finished,
             followups_written=followups_written,
             timer_at=timer_at,
+            watched=watched,
         )
     )
 
@@ -530,7 +533,8 @@ def tables_timeout_batch(
     ``table_timeout`` checks it (the turn still current, its deadline passed)
     and timed out by the same rules; then every move goes in with one INSERT,
     every table with one UPDATE, the leavers' seats with one UPDATE, and each
-    table's ``table_changed`` is sent on commit. A caller that writes the
+    table's ``table_changed`` is sent on commit, ``watched`` only where a
+    connection was counted (one query for the page). A caller that writes the
     follow-ups (mail, bot turns) in the same transaction says so with
     ``followups_written``, which the signals carry.
 
@@ -618,28 +622,28 @@ def _update_rows(tables: list[Table], fields: list[str]) -> None:
 
     Django's ``bulk_update`` builds a CASE expression per field and row, and
     building it cost more than the rest of a page of timeouts together; on
-    PostgreSQL one ``UPDATE ... FROM (VALUES ...)`` does the same, each
-    value passed through its field's own conversion.
+    PostgreSQL one ``UPDATE ... FROM unnest(...)`` of one array per column
+    does the same, each value passed through its field's own conversion.
     """
     if connection.vendor != "postgresql":
         Table.objects.bulk_update(tables, fields)
         return
     columns = [_column("id"), *(_column(name) for name in fields)]
     quote = connection.ops.quote_name
-    row = "(" + ", ".join(f"%s::{field.db_type(connection)}" for field, _ in columns) + ")"
     table, key = quote(Table._meta.db_table), quote(columns[0][1])
     sets = ", ".join(f"{quote(column)} = v.{quote(column)}" for _, column in columns[1:])
-    rows = ", ".join([row] * len(tables))
+    arrays = ", ".join(rows.array_of(field) for field, _ in columns)
     names = ", ".join(quote(column) for _, column in columns)
-    # Names come from the model's metadata; every value is a parameter.
-    sql = f"UPDATE {table} SET {sets} FROM (VALUES {rows}) AS v({names})"  # noqa: S608
+    # Names and types come from the model's metadata; every value is in a parameter.
+    sql = f"UPDATE {table} SET {sets} FROM unnest({arrays}) AS v({names})"  # noqa: S608
     sql += f" WHERE {table}.{key} = v.{key}"
     params = [
-        field.get_db_prep_save(getattr(one, field.attname), connection)
-        for one in tables
+        [field.get_db_prep_save(getattr(one, field.attname), connection) for one in tables]
         for field, _ in columns
     ]
-    with connection.cursor() as cursor:
+    # One array a column, bound on the server: nothing of the snapshots' 100 KB is quoted
+    # into the SQL, whose text is the same for every page (games.rows).
+    with rows.bound_cursor() as cursor:
         cursor.execute(sql, params)
         if cursor.rowcount != len(tables):
             raise RuntimeError(f"updated {cursor.rowcount} of {len(tables)} locked tables")
@@ -651,17 +655,35 @@ def _write_batch(
     """Save what ``tables_timeout_batch`` built: a statement per kind of row, not per row."""
     if not applied:
         return
-    Move.objects.bulk_create([move for done in applied for move in done.result.moves])
+    # One array a column, bound on the server: no value quoted into the SQL (games.rows).
+    _MOVE_INSERT.run([move for done in applied for move in done.result.moves], bound=True)
     tables = [done.result.table for done in applied]
     for table in tables:
         table.updated_at = now  # neither way below fills auto_now fields
     _update_rows(tables, _SNAPSHOT_FIELDS)
     if leavers:
         Seat.objects.filter(pk__in=[seat.pk for seat in leavers]).update(left_at=now)
+    # Read under the page's row locks: a socket counted after this waited for the lock
+    # (presence_open takes it) and reads the committed change when it opens.
+    watched = _watched([table.pk for table in tables])
     for done in applied:
         _notify_on_commit(
-            done.result.table, new_turn=done.result.new_turn, followups_written=followups_written
+            done.result.table,
+            new_turn=done.result.new_turn,
+            followups_written=followups_written,
+            watched=done.result.table.pk in watched,
         )
+
+
+def _watched(table_ids: list[int]) -> set[int]:
+    """Which of ``table_ids`` have a connection counted (a socket may be open on them).
+
+    Call with their rows locked. ``live`` pushes a change only to those: a
+    correspondence table's page of timeouts mostly has nobody watching, and each
+    push is a round trip to the channel layer (docs/performance.md, "Deadline sweep").
+    """
+    found = Connection.objects.filter(table_id__in=table_ids).values_list("table_id", flat=True)
+    return set(found.distinct())
 
 
 def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:

@@ -12,7 +12,10 @@ once per committed change, with keyword arguments:
   runs out (a job applies the timeout then); None otherwise;
 - ``followups_written``: True when the caller that made the change wrote what
   it calls for (e-mail, the next bot turn) in the same transaction
-  (``tables_timeout_batch`` for the deadline sweep), so a listener need not.
+  (``tables_timeout_batch`` for the deadline sweep), so a listener need not;
+- ``watched``: False when the sender knows no socket is open on the table (no
+  connection counted while its row was locked, ``tables_timeout_batch``), so
+  nobody needs telling; True when one may be.
 
 ``games`` does not know who listens: ``notifications`` connects receivers
 that queue bot turns and e-mail, ``live`` one that tells the table's open

@@ -34,8 +34,11 @@ def on_table_changed(
     *,
     table_id: int,
     seq: int,
+    watched: bool = True,
     **kwargs: Any,
 ) -> None:
+    if not watched:
+        return  # no socket was open on the table when it changed (games.signals)
     # Sent on commit: the change is there for whoever reads the table now. A failure
     # here must not fail the request or the job that made it; the sockets' recheck
     # (live.ticker) finds the change later.

@@ -72,6 +72,9 @@ def _environment(database_url: str, broker: str) -> None:
         DJANGO_LOG_LEVEL="WARNING",
         DATABASE_URL=database_url,
         CELERY_BROKER_URL=broker,
+        # The push to open sockets goes to the same scratch Redis database, not to the
+        # production default (database 1), which another process may be using.
+        CHANNEL_LAYER_URL=broker,
         CELERY_TASK_DEFAULT_QUEUE=QUEUE,
         EMAIL_URL="consolemail://",
     )

@@ -14,7 +14,7 @@ import time_machine
 
 import flip
 from games import services
-from games.models import Move, Table
+from games.models import Connection, Move, Table
 from games.signals import table_changed
 from tests.factories import make_user, start_table
 
@@ -113,3 +113,33 @@ def test_the_leave_policy_in_a_page_makes_the_seat_leave() -> None:
     seat = table.seats.get(number=done.seat.number)
     assert seat.left_at == T0 + timedelta(hours=12)
     assert done.result.table.status == Table.Status.ACTIVE  # two players remain
+
+
+def test_a_page_says_which_tables_have_a_socket_counted(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with time_machine.travel(T0, tick=False) as clock:
+        watched, unwatched = late_tables(2)
+        watcher = watched.seats.get(number=0).user
+        assert watcher is not None
+        Connection.objects.create(table=watched, user=watcher, channel="test.1", seen_at=T0)
+        clock.shift(timedelta(hours=12))
+        signals: list[dict[str, Any]] = []
+
+        def heard(**kwargs: Any) -> None:
+            signals.append(kwargs)
+
+        table_changed.connect(heard, dispatch_uid="test-batch-watched")
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                page = services.tables_timeout_batch(
+                    due=[(watched.pk, watched.turn), (unwatched.pk, unwatched.turn)]
+                )
+        finally:
+            table_changed.disconnect(dispatch_uid="test-batch-watched")
+    assert len(page.applied) == 2
+    # Only the table a socket may be open on needs its sockets told (live.receivers).
+    assert {s["table_id"]: s["watched"] for s in signals} == {
+        watched.pk: True,
+        unwatched.pk: False,
+    }

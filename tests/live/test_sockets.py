@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import Permission, User
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import services
@@ -387,6 +389,36 @@ def test_a_socket_idle_for_longer_than_the_layers_wait_stays_open(layer: str) ->
         await asyncio.sleep(12)  # two of the layer's waits and more
         await send(comm, {"type": "ping"})
         assert await frame(comm) == {"type": "pong"}
+        await comm.disconnect()
+
+    run(scenario)
+
+
+def _overdue_page(table_id: int) -> int:
+    """Put the table's deadline in the past and time it out with a page; its new seq."""
+    Table.objects.filter(pk=table_id).update(deadline_at=timezone.now() - timedelta(seconds=1))
+    table = Table.objects.get(pk=table_id)
+    page = services.tables_timeout_batch(due=[(table.pk, table.turn)])
+    (done,) = page.applied
+    return done.result.table.seq
+
+
+def test_a_timeout_applied_in_a_page_is_pushed_to_a_socket_open_at_the_table(
+    layer: str, settings: Any
+) -> None:
+    settings.GAMENOOK_LIVE_RECHECK_SECONDS = 3600  # only the push can bring the change
+    alice, bob = make_user("alice"), make_user("bob")
+    table = start_table(alice, bob)
+    key = token_for(alice)
+
+    async def scenario() -> None:
+        comm = socket(table.pk, token=key)
+        assert (await comm.connect(timeout=20))[0]
+        await view_at(comm, table.seq)
+        seq = await database_sync_to_async(_overdue_page)(table.pk)
+        got = await view_at(comm, seq)
+        body, etag = await database_sync_to_async(_api_view)(alice, table.pk)
+        assert got["view"] == body and got["etag"] == etag
         await comm.disconnect()
 
     run(scenario)

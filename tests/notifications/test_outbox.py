@@ -12,10 +12,13 @@ from celery.exceptions import Retry
 from django.core import mail
 from django.core.mail import EmailMultiAlternatives
 from django.test import Client, override_settings
+from django.urls import get_script_prefix, reverse, set_script_prefix
 
 from games.models import Table
+from games.selectors import facts_of
 from notifications import services, tasks
 from notifications.models import OutboxMessage, Preferences
+from notifications.outbox import Mail, outbox_enqueue_many
 
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
 
@@ -250,3 +253,43 @@ def test_messages_render_as_render_to_string_renders_them(
     for suffix in ("_subject.txt", ".txt", ".html"):
         name = f"notifications/email/{kind}{suffix}"
         assert outbox._render(name, values) == render_to_string(name, values), name
+
+
+def test_a_page_of_mail_skips_a_message_written_before_and_writes_the_rest(jobs: Jobs) -> None:
+    first, second = make_user(), make_user()
+    table = started_table(first, second, turn_hours=24)
+    facts = facts_of(Table.objects.get(pk=table.pk))
+    context = {"deadline_at": facts.deadline_at, "hours": facts.turn_hours}
+    mails = [
+        Mail(user=user, kind=OutboxMessage.Kind.YOUR_TURN, table=facts, turn=99, context=context)
+        for user in (first, second)
+    ]
+    (before,) = outbox_enqueue_many(mails[:1])
+    written = outbox_enqueue_many(mails)
+    # The page's one INSERT failed on the first message; the second went in alone.
+    assert [message.user_id for message in written] == [second.pk]
+    assert written[0].pk is not None and written[0].pk != before.pk
+    rows = OutboxMessage.objects.filter(table_id=table.pk, turn=99).order_by("pk")
+    assert [(row.pk, row.user_id) for row in rows] == [
+        (before.pk, first.pk),
+        (written[0].pk, second.pk),
+    ]
+    assert rows[1].text == written[0].text and f"table {table.pk}" in rows[1].subject
+
+
+def test_the_unsubscribe_link_is_the_path_reverse_gives_under_any_script_prefix() -> None:
+    user = make_user()
+    token = services.unsubscribe_token(user)
+
+    def reversed_now() -> str:
+        return "http://127.0.0.1:8000" + reverse("notifications:unsubscribe", args=[token])
+
+    assert services.unsubscribe_url(user) == reversed_now()
+    before = get_script_prefix()
+    set_script_prefix("/games/")  # served under a sub-path: the path around the token moves
+    try:
+        assert services.unsubscribe_url(user) == reversed_now()
+        assert "/games/notifications/unsubscribe/" in services.unsubscribe_url(user)
+    finally:
+        set_script_prefix(before)
+    assert services.unsubscribe_url(user) == reversed_now()
