@@ -150,6 +150,7 @@ class Insert:
         self.pk = model._meta.pk
         self.fields = [f for f in model._meta.concrete_fields if f is not self.pk]
         self._head: dict[str, str] = {}
+        self._unnest: str | None = None  # PostgreSQL only: its array types
 
     def head(self) -> str:
         vendor = connection.vendor
@@ -161,13 +162,13 @@ class Insert:
 
     def _arrays(self) -> str:
         """PostgreSQL: ``INSERT ... SELECT * FROM unnest(...)``, one array parameter a column."""
-        if "arrays" not in self._head:
+        if self._unnest is None:
             names = ", ".join(column_of(f) for f in self.fields)
             table = quote(self.model._meta.db_table)
             arrays = ", ".join(array_of(f) for f in self.fields)
             # Names and types from the model's metadata; every value is in a parameter.
-            self._head["arrays"] = f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
-        return self._head["arrays"]
+            self._unnest = f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
+        return self._unnest
 
     def run(self, objects: Sequence[Model], *, bound: bool = False) -> None:
         """Insert ``objects``; ``bound``: many rows at once, as arrays bound on the server.
