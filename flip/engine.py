@@ -55,8 +55,10 @@ from .types import (
     ActionDict,
     ActionType,
     Card,
+    DrawEvent,
     DrawReason,
     Event,
+    PlayEvent,
     RankingEntry,
     RefusalCode,
     RoundResult,
@@ -110,9 +112,9 @@ class Action:
         )
 
 
-DRAW_ACTION = Action(DRAW)
-PASS_ACTION = Action(PASS)
-LEAVE_ACTION = Action(LEAVE)
+DRAW_ACTION: Final = Action(DRAW)
+PASS_ACTION: Final = Action(PASS)
+LEAVE_ACTION: Final = Action(LEAVE)
 
 
 class _Shuffler:
@@ -135,7 +137,7 @@ class _Shuffler:
             # Python-level call per card.
             generator = random.Random(f"{s.seed}:{s.shuffles}")
             keys = list(map(_RANDOM, repeat(generator, len(cards))))
-            order = list(map(cards.__getitem__, sorted(range(len(cards)), key=keys.__getitem__)))
+            order = [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
         else:
             try:
                 order = list(next(self.recorded))
@@ -149,7 +151,7 @@ class _Shuffler:
         return order[::-1]
 
 
-_SEEDED = _Shuffler(None)
+_SEEDED: Final = _Shuffler(None)
 _RANDOM: Final = random.Random.random
 
 
@@ -456,7 +458,7 @@ def next_seat(s: GameState, seat: Seat) -> Seat:
 
 
 # Every play action, built once: ``_PLAYS[side][card]`` (a Wild once per colour).
-_PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+_PLAYS: Final[tuple[tuple[tuple[Action, ...], ...], ...]] = tuple(
     tuple(
         tuple(Action(PLAY, card, color) for color in SIDE_COLORS[side])
         if COLOR_OF[side][card] == NO_COLOR
@@ -465,7 +467,7 @@ _PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
     )
     for side in (LIGHT, DARK)
 )
-_CHOOSE: tuple[tuple[Action, ...], ...] = tuple(
+_CHOOSE: Final[tuple[tuple[Action, ...], ...]] = tuple(
     tuple(Action(CHOOSE_COLOR, color=c) for c in SIDE_COLORS[side]) for side in (LIGHT, DARK)
 )
 
@@ -641,6 +643,16 @@ _H_PLAY: Final = hist.PLAY * 16
 _H_DRAW: Final = hist.DRAW * 16
 _H_PENALTY: Final = hist.PENALTY * 16
 _NO_EFFECT: Final = frozenset({NUMBER, WILD, DARK_WILD})
+# The two commonest events are copies of these (a copy and three stores cost less than a
+# new dict of four keys); the draw's "cards" is always replaced, never shared.
+_PLAY: Final[PlayEvent] = {"type": "play", "seat": Seat(0), "card": Card(0), "side": 0}
+_DRAW: Final[DrawEvent] = {
+    "type": "draw",
+    "seat": Seat(0),
+    "cards": [],
+    "side": 0,
+    "reason": "draw",
+}
 
 
 def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
@@ -690,7 +702,11 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
             ]
         else:
             s.color = own
-            events = [{"type": "play", "seat": who, "card": card, "side": side}]
+            event = _PLAY.copy()
+            event["seat"] = who
+            event["card"] = card
+            event["side"] = side
+            events = [event]
         effect = KIND_OF[side][card]
         if not hand:
             # The last card wins the round. A penalty still lands and is counted;
@@ -722,9 +738,11 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
             record.append(((_H_DRAW + who) * 128 + card) * 8)
         if s.passed:
             s.passed = []
-        events.append(
-            {"type": "draw", "seat": who, "cards": [card], "side": s.side, "reason": "draw"}
-        )
+        drawn = _DRAW.copy()
+        drawn["seat"] = who
+        drawn["cards"] = [card]
+        drawn["side"] = s.side
+        events.append(drawn)
         if _is_playable(s, hand, card):
             s.pending = PENDING_DRAWN
             s.drawn = card
