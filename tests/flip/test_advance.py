@@ -53,3 +53,25 @@ def test_advance_does_not_check_apply_does() -> None:
     assert info.value.code == "must_draw_first"
     advance(state, 0, Action("pass"))  # trusted: the caller's word is taken
     assert state.passed == [0]
+
+
+def test_every_event_is_a_new_dict_with_lists_of_its_own() -> None:
+    # The commonest events are copies of a template dict (flip.engine): a caller that
+    # changes what it was handed must not reach another action's events.
+    state, _ = new_game(Options(seats=2), seed="events")
+    dicts: set[int] = set()
+    lists: set[int] = set()
+    kinds: set[str] = set()
+    held = []  # keeps every event alive, so that no id is reused
+    while not state.over and len(held) < 400:
+        seat = state.current
+        for event in advance(state, seat, legal_actions(state, seat)[0]):
+            assert id(event) not in dicts
+            dicts.add(id(event))
+            for value in event.values():
+                if isinstance(value, list):
+                    assert id(value) not in lists
+                    lists.add(id(value))
+            kinds.add(event["type"])
+            held.append(event)
+    assert {"play", "draw"} <= kinds
