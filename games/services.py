@@ -222,14 +222,16 @@ def _commit_locked(table: Table, *, new_turn: bool, fields: list[str]) -> None:
     """Save the locked table's changed ``fields`` and signal the change on commit.
 
     As ``table.save(update_fields=fields)`` (``auto_now`` fields take the time
-    now), without compiling the statement on every move.
+    now), without compiling the statement on every move. The signal says
+    whether a socket may be open on the table (``_is_watched``), so that
+    ``live`` pushes only where someone can hear it.
     """
     key = tuple(fields)
     update = _UPDATES.get(key)
     if update is None:
         update = _UPDATES[key] = rows.Update(Table, fields)
     update.run(table)
-    _notify_on_commit(table, new_turn=new_turn)
+    _notify_on_commit(table, new_turn=new_turn, watched=_is_watched(table.pk))
 
 
 def _play(
@@ -684,6 +686,29 @@ def _watched(table_ids: list[int]) -> set[int]:
     """
     found = Connection.objects.filter(table_id__in=table_ids).values_list("table_id", flat=True)
     return set(found.distinct())
+
+
+def _connection_sql() -> str:
+    """Whether a connection to the table (``%s``) is counted; every name from the models."""
+    quote = connection.ops.quote_name
+    return (
+        f"SELECT 1 FROM {quote(Connection._meta.db_table)}"  # noqa: S608
+        f" WHERE {quote(Connection._meta.get_field('table').column)} = %s LIMIT 1"
+    )
+
+
+_CONNECTION_SQL = _connection_sql()
+
+
+def _is_watched(table_id: int) -> bool:
+    """``_watched`` for one table, as one statement written once per process.
+
+    Call with the table's row locked, after the lock was taken (a statement of
+    its own, so it sees every connection committed while this transaction
+    waited for the lock): a socket counted later waited for the lock itself
+    (``presence_open`` takes it) and reads the committed change when it opens.
+    """
+    return bool(rows.fetch(_CONNECTION_SQL, [table_id]))
 
 
 def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
