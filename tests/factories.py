@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
+import flip
 from games import services
 from games.models import Table
+from games.signals import table_changed
 from notifications import services as notifications
 
 _names = itertools.count()
@@ -38,6 +42,31 @@ def start_table(
         services.table_add_bot(table_id=table.pk, user=host, level=level)
     services.table_start(table_id=table.pk, user=host)
     return Table.objects.get(pk=table.pk)
+
+
+def first_legal_request(state: flip.GameState, seat: int) -> dict[str, Any]:
+    """``seat``'s first legal action as a client sends it (``card`` a handle, ``color`` a name)."""
+    action = flip.legal_actions(state, seat)[0]
+    return {
+        "type": action.type,
+        "card": flip.handle(state, action.card) if action.card >= 0 else None,
+        "color": flip.COLORS[action.color] if action.color >= 0 else None,
+    }
+
+
+@contextmanager
+def table_changes_heard() -> Iterator[list[dict[str, Any]]]:
+    """The keyword arguments of every ``table_changed`` sent inside the block, in order."""
+    heard: list[dict[str, Any]] = []
+
+    def listen(**kwargs: Any) -> None:
+        heard.append(kwargs)
+
+    table_changed.connect(listen, dispatch_uid="tests.table_changes_heard")
+    try:
+        yield heard
+    finally:
+        table_changed.disconnect(dispatch_uid="tests.table_changes_heard")
 
 
 @pytest.fixture(autouse=True)

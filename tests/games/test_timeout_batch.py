@@ -15,8 +15,7 @@ import time_machine
 import flip
 from games import services
 from games.models import Connection, Move, Table
-from games.signals import table_changed
-from tests.factories import make_user, start_table
+from tests.factories import first_legal_request, make_user, start_table, table_changes_heard
 
 T0 = datetime(2030, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -35,31 +34,19 @@ def test_a_page_times_out_what_is_due_and_hands_back_the_rest(
         human = make_user()
         bot_table = start_table(human, bots=1, turn_hours=12)
         while (state := flip.GameState.from_dict(bot_table.state or {})).current == 0:
-            action = flip.legal_actions(state, 0)[0]
-            data = {
-                "type": action.type,
-                "card": flip.handle(state, action.card) if action.card >= 0 else None,
-                "color": flip.COLORS[action.color] if action.color >= 0 else None,
-            }
             services.table_apply_action(
-                table_id=bot_table.pk, user=human, data=data, expected_seq=None
+                table_id=bot_table.pk,
+                user=human,
+                data=first_legal_request(state, 0),
+                expected_seq=None,
             )
             bot_table.refresh_from_db()
         clock.shift(timedelta(hours=12))
         moved_on = late[1]
         Table.objects.filter(pk=moved_on.pk).update(turn=moved_on.turn + 1)  # its turn ended
         due = [(t.pk, t.turn) for t in [*late, bot_table]]
-        signals: list[dict[str, Any]] = []
-
-        def heard(**kwargs: Any) -> None:
-            signals.append(kwargs)
-
-        table_changed.connect(heard, dispatch_uid="test-batch")
-        try:
-            with django_capture_on_commit_callbacks(execute=True):
-                page = services.tables_timeout_batch(due=[*due, (999_999, 1)])
-        finally:
-            table_changed.disconnect(dispatch_uid="test-batch")
+        with table_changes_heard() as signals, django_capture_on_commit_callbacks(execute=True):
+            page = services.tables_timeout_batch(due=[*due, (999_999, 1)])
     assert [done.result.table.pk for done in page.applied] == [late[0].pk]
     (done,) = page.applied
     assert done.turn == late[0].turn and done.seat.user is not None
@@ -124,19 +111,9 @@ def test_a_page_says_which_tables_have_a_socket_counted(
         assert watcher is not None
         Connection.objects.create(table=watched, user=watcher, channel="test.1", seen_at=T0)
         clock.shift(timedelta(hours=12))
-        signals: list[dict[str, Any]] = []
-
-        def heard(**kwargs: Any) -> None:
-            signals.append(kwargs)
-
-        table_changed.connect(heard, dispatch_uid="test-batch-watched")
-        try:
-            with django_capture_on_commit_callbacks(execute=True):
-                page = services.tables_timeout_batch(
-                    due=[(watched.pk, watched.turn), (unwatched.pk, unwatched.turn)]
-                )
-        finally:
-            table_changed.disconnect(dispatch_uid="test-batch-watched")
+        due = [(watched.pk, watched.turn), (unwatched.pk, unwatched.turn)]
+        with table_changes_heard() as signals, django_capture_on_commit_callbacks(execute=True):
+            page = services.tables_timeout_batch(due=due)
     assert len(page.applied) == 2
     # Only the table a socket may be open on needs its sockets told (live.receivers).
     assert {s["table_id"]: s["watched"] for s in signals} == {

@@ -14,8 +14,7 @@ import pytest
 import flip
 from games import services
 from games.models import Connection, Table
-from games.signals import table_changed
-from tests.factories import make_user, start_table
+from tests.factories import first_legal_request, make_user, start_table, table_changes_heard
 
 pytestmark = pytest.mark.django_db
 
@@ -25,25 +24,11 @@ def _play_once(table: Table, capture: Any) -> list[dict[str, Any]]:
     state = flip.GameState.from_dict(table.state or {})
     seat = table.seats.get(number=state.current)
     assert seat.user is not None
-    action = flip.legal_actions(state, state.current)[0]
-    data = {
-        "type": action.type,
-        "card": flip.handle(state, action.card) if action.card >= 0 else None,
-        "color": flip.COLORS[action.color] if action.color >= 0 else None,
-    }
-    signals: list[dict[str, Any]] = []
-
-    def heard(**kwargs: Any) -> None:
-        signals.append(kwargs)
-
-    table_changed.connect(heard, dispatch_uid="test-watched")
-    try:
-        with capture(execute=True):
-            services.table_apply_action(
-                table_id=table.pk, user=seat.user, data=data, expected_seq=table.seq
-            )
-    finally:
-        table_changed.disconnect(dispatch_uid="test-watched")
+    data = first_legal_request(state, state.current)
+    with table_changes_heard() as signals, capture(execute=True):
+        services.table_apply_action(
+            table_id=table.pk, user=seat.user, data=data, expected_seq=table.seq
+        )
     return signals
 
 

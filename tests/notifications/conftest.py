@@ -15,7 +15,7 @@ from games import services as games
 from games.models import Seat, Table
 from notifications import jobs as jobs_module
 from notifications import services
-from tests.factories import known_deals, make_user, start_table
+from tests.factories import first_legal_request, known_deals, make_user, start_table
 
 __all__ = ["known_deals", "make_user", "started_table"]  # the fixture applies here
 
@@ -38,12 +38,7 @@ def play_turn(table: Table) -> None:
         state = flip.GameState.from_dict(table.state)
         seat = seat_to_act(table)
         assert seat.user is not None
-        action = flip.legal_actions(state, seat.number)[0]
-        data = {
-            "type": action.type,
-            "card": flip.handle(state, action.card) if action.card >= 0 else None,
-            "color": flip.COLORS[action.color] if action.color >= 0 else None,
-        }
+        data = first_legal_request(state, seat.number)
         games.table_apply_action(table_id=table.pk, user=seat.user, data=data, expected_seq=None)
         table.refresh_from_db()
 
