@@ -12,7 +12,9 @@ whole ASGI application (no network), it times, alternating in each round:
 - ``move`` (the anchor): one legal move through ``games.services`` with
   ``live``'s receiver disconnected: what a move costs without the push;
 - ``move + publish``: the same with the receiver, which publishes "table N
-  changed" to Redis on commit: what the push adds to the request that moves;
+  changed" to Redis on commit: what the push adds to the request that moves
+  (a connection row is counted at the table, as a socket on another process
+  would be: ``live`` pushes only to a table with one, ``games.signals``);
 - ``move + publish, a loop a call``: the same publishing through
   ``async_to_sync`` (a new event loop, so a new Redis connection, per move), as
   the receiver first did: the cost ``live.receivers.Publisher`` removes;
@@ -98,6 +100,22 @@ class Game:
         services.table_start(table_id=table.pk, user=host)
         self.table_id = table.pk
 
+    def watch(self, on: bool) -> None:
+        """Count a connection at the table (as a socket on another process would be), or none.
+
+        ``live`` pushes only to a table with a connection counted (``games.signals``,
+        ``watched``): without one the publishing kind would publish nothing.
+        """
+        from django.utils import timezone
+
+        from games.models import Connection
+
+        Connection.objects.filter(channel=_COUNTED).delete()
+        if on:
+            Connection.objects.create(
+                table_id=self.table_id, user=self.users[0], channel=_COUNTED, seen_at=timezone.now()
+            )
+
     def move(self) -> int:
         """One legal move (the first the view lists); the table's seq after it."""
         from games import selectors, services
@@ -125,6 +143,9 @@ class GameOver(Exception):
     pass
 
 
+_COUNTED = "bench.counted"
+
+
 def _stats(times: list[float]) -> str:
     ms = [t * 1000 for t in times]
     return f"min {min(ms):7.2f}  median {statistics.median(ms):7.2f}  max {max(ms):7.2f} ms"
@@ -144,7 +165,8 @@ def run(sockets: int, moves: int, rounds: int) -> None:
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores")
     print(f"{sockets} sockets at a two-seat table, {moves} moves per kind and round")
 
-    def timed_moves(count: int) -> list[float]:
+    def timed_moves(count: int, *, watched: bool = False) -> list[float]:
+        game.watch(watched)
         out = []
         for _ in range(count):
             start = time.perf_counter()
@@ -152,8 +174,10 @@ def run(sockets: int, moves: int, rounds: int) -> None:
                 game.move()
             except GameOver:
                 game.new_table()
+                game.watch(watched)
                 continue
             out.append(time.perf_counter() - start)
+        game.watch(False)
         return out
 
     async def fan_out(count: int) -> list[float]:
@@ -197,11 +221,11 @@ def run(sockets: int, moves: int, rounds: int) -> None:
             alone = timed_moves(moves)
         finally:
             table_changed.connect(on_table_changed, dispatch_uid="live.push")
-        published = timed_moves(moves)
+        published = timed_moves(moves, watched=True)
         table_changed.disconnect(on_table_changed, dispatch_uid="live.push")
         table_changed.connect(_publish_per_call, dispatch_uid="bench.per-call")
         try:
-            per_call = timed_moves(moves)
+            per_call = timed_moves(moves, watched=True)
         finally:
             table_changed.disconnect(_publish_per_call, dispatch_uid="bench.per-call")
             table_changed.connect(on_table_changed, dispatch_uid="live.push")
