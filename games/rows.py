@@ -20,18 +20,33 @@ on: PostgreSQL and SQLite.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date, datetime, time
+from decimal import Decimal
 from typing import Any
+from uuid import UUID
 
 from django.contrib.auth.models import User
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.backends.utils import CursorWrapper
-from django.db.models import Field, Model
+from django.db.models import Field, JSONField, Model
 
 from .models import Seat, Table
 
 Converter = Callable[[Any, Any, Any], Any]
+
+
+def here() -> Any:
+    """The default connection itself, not ``django.db.connection``'s proxy.
+
+    Every attribute read through the proxy looks the connection up again in
+    a context-local store (asgiref); handing the proxy to a field's
+    ``get_db_prep_save`` once per value cost a page of timeouts more than the
+    values' own conversion (docs/performance.md, "Deadline sweep").
+    """
+    return connections[DEFAULT_DB_ALIAS]
 
 
 def quote(name: str) -> str:
@@ -107,9 +122,60 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
-def array_of(field: Any) -> str:
-    """PostgreSQL: a parameter holding an array of ``field``'s column type, ``%s::integer[]``."""
-    return f"%s::{field.db_type(connection)}[]"
+class Records:
+    """PostgreSQL: the values of many rows as one JSON parameter, read back as a record set.
+
+    ``json_to_recordset(%s::json) AS v(column type, ...)`` turns one JSON array
+    of objects into rows of the columns' own types. Sending a page's rows that
+    way costs one ``json.dumps`` (C) and one parse on the server; binding one
+    array a column cost psycopg a Python loop over every value, a fifth of a
+    page of timeouts (docs/performance.md, "Deadline sweep"). A JSON column's
+    value goes in as the object itself, so it is encoded once, not once alone
+    and again inside an array. Each other value is prepared as ``bulk_create``
+    (``add``: the field's ``pre_save``, which stamps ``auto_now_add``) or
+    ``bulk_update`` (the attribute as it is) prepare it, then by the field's
+    ``get_db_prep_save``, and written as JSON (a date or time in ISO 8601,
+    which the column's type reads).
+    """
+
+    def __init__(self, fields: Sequence[Field[Any, Any]]) -> None:
+        self.fields = list(fields)
+        self.keys = [f.column for f in self.fields]
+        self._types: dict[str, str] = {}
+
+    def source(self) -> str:
+        """``json_to_recordset(%s::json) AS v("column" type, ...)``: the rows' FROM item."""
+        vendor = connection.vendor
+        if vendor not in self._types:
+            self._types[vendor] = ", ".join(
+                f"{column_of(f)} {f.db_type(connection)}" for f in self.fields
+            )
+        return f"json_to_recordset(%s::json) AS v({self._types[vendor]})"
+
+    @staticmethod
+    def value(field: Field[Any, Any], instance: Model, add: bool, db: Any) -> Any:
+        value = field.pre_save(instance, True) if add else getattr(instance, field.attname)
+        if isinstance(field, JSONField) and field.encoder is None:
+            return value  # the object itself (None is SQL NULL, as the field saves it)
+        value = field.get_db_prep_save(value, db)
+        if isinstance(value, datetime | date | time):
+            return value.isoformat()
+        if isinstance(value, Decimal | UUID):
+            return str(value)
+        if value is not None and not isinstance(value, str | int | float):
+            raise TypeError(f"{field!r}: no JSON form for {type(value).__name__}")
+        return value
+
+    def param(self, instances: Sequence[Model], *, add: bool) -> str:
+        """The JSON array of ``instances``' rows, one object each, keyed by column."""
+        pairs = list(zip(self.keys, self.fields, strict=True))
+        db = here()
+        value = self.value
+        return json.dumps(
+            [{key: value(field, one, add, db) for key, field in pairs} for one in instances],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
 
 
 @contextmanager
@@ -150,55 +216,45 @@ class Insert:
         self.pk = model._meta.pk
         self.fields = [f for f in model._meta.concrete_fields if f is not self.pk]
         self._head: dict[str, str] = {}
-        self._unnest: str | None = None  # PostgreSQL only: its array types
+        self.records = Records(self.fields)
 
     def head(self) -> str:
         vendor = connection.vendor
         if vendor not in self._head:
             names = ", ".join(column_of(f) for f in self.fields)
             table = quote(self.model._meta.db_table)
-            self._head[vendor] = f"INSERT INTO {table} ({names}) VALUES "  # noqa: S608 (names only)
+            self._head[vendor] = f"INSERT INTO {table} ({names}) "  # noqa: S608 (names only)
         return self._head[vendor]
 
-    def _arrays(self) -> str:
-        """PostgreSQL: ``INSERT ... SELECT * FROM unnest(...)``, one array parameter a column."""
-        if self._unnest is None:
-            names = ", ".join(column_of(f) for f in self.fields)
-            table = quote(self.model._meta.db_table)
-            arrays = ", ".join(array_of(f) for f in self.fields)
-            # Names and types from the model's metadata; every value is in a parameter.
-            self._unnest = f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})"  # noqa: S608
-        return self._unnest
-
     def run(self, objects: Sequence[Model], *, bound: bool = False) -> None:
-        """Insert ``objects``; ``bound``: many rows at once, as arrays bound on the server.
+        """Insert ``objects``; ``bound``: many rows at once, in one parameter bound on the server.
 
-        With ``bound`` on PostgreSQL the statement takes one array per column
-        (``bound_cursor``): its text is the same whatever the number of rows,
-        and no value is quoted into it. Rows come back in the arrays' order.
+        With ``bound`` on PostgreSQL the rows travel as one JSON parameter
+        (``Records``, ``bound_cursor``): the statement's text is the same
+        whatever the number of rows, and no value is quoted into it. Rows come
+        back in the order of ``objects``.
         """
         if not objects:
             return
         returning = connection.features.can_return_rows_from_bulk_insert
-        arrays = bound and connection.vendor == "postgresql"
+        records = bound and connection.vendor == "postgresql"
         params: list[Any]
-        if arrays:
-            sql = self._arrays()
-            params = [
-                [field.get_db_prep_save(field.pre_save(one, True), connection) for one in objects]
-                for field in self.fields
-            ]
+        if records:
+            names = ", ".join(f"v.{column_of(f)}" for f in self.fields)
+            sql = f"{self.head()}SELECT {names} FROM {self.records.source()}"  # noqa: S608
+            params = [self.records.param(objects, add=True)]
         else:
             row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
-            sql = self.head() + ", ".join([row] * len(objects))
+            sql = self.head() + "VALUES " + ", ".join([row] * len(objects))
+            db = here()
             params = [
-                field.get_db_prep_save(field.pre_save(one, True), connection)
+                field.get_db_prep_save(field.pre_save(one, True), db)
                 for one in objects
                 for field in self.fields
             ]
         if returning:
             sql += f" RETURNING {column_of(self.pk)}"
-        with bound_cursor() if arrays else connection.cursor() as cursor:
+        with bound_cursor() if records else connection.cursor() as cursor:
             cursor.execute(sql, params)
             keys = cursor.fetchall() if returning else None
         for index, one in enumerate(objects):
@@ -232,8 +288,9 @@ class Update:
         return self._sql[vendor]
 
     def run(self, instance: Model) -> None:
+        db = here()
         params = [
-            f.get_db_prep_save(f.pre_save(instance, False), connection)  # type: ignore[union-attr]
+            f.get_db_prep_save(f.pre_save(instance, False), db)  # type: ignore[union-attr]
             for f in self.fields
         ]
         params.append(instance.pk)
@@ -241,6 +298,55 @@ class Update:
             cursor.execute(self.sql(), params)
             if cursor.rowcount != 1:
                 raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+class UpdateMany:
+    """``UPDATE`` of some fields of many rows of ``model``, each by its key, in one statement.
+
+    As ``bulk_update`` (values prepared by each field's ``get_db_prep_save``;
+    ``auto_now`` fields are left as the instances hold them, as there). On
+    PostgreSQL one ``UPDATE ... FROM json_to_recordset(...)`` (``Records``)
+    bound on the server; Django's ``bulk_update`` builds a CASE expression per
+    field and row, which for a page of 100 tables cost more than the rest of
+    the page together. Other backends get ``bulk_update``. Raises
+    ``DatabaseError`` unless every row was updated.
+    """
+
+    def __init__(self, model: type[Model], names: Sequence[str]) -> None:
+        self.model = model
+        self.names = list(names)
+        pk = model._meta.pk
+        fields = [model._meta.get_field(name) for name in names]
+        if pk is None or not all(isinstance(f, Field) for f in fields):
+            raise TypeError(f"{names!r} are not all columns of {model.__name__}")
+        self.pk = pk
+        self.records = Records([pk, *(f for f in fields if isinstance(f, Field))])
+        self._sql: dict[str, str] = {}
+
+    def sql(self) -> str:
+        vendor = connection.vendor
+        if vendor not in self._sql:
+            table = quote(self.model._meta.db_table)
+            key = column_of(self.pk)
+            sets = ", ".join(f"{column_of(f)} = v.{column_of(f)}" for f in self.records.fields[1:])
+            # Names and types from the model's metadata; every value is in the parameter.
+            self._sql[vendor] = (
+                f"UPDATE {table} SET {sets} FROM {self.records.source()}"  # noqa: S608
+                f" WHERE {table}.{key} = v.{key}"
+            )
+        return self._sql[vendor]
+
+    def run(self, instances: Sequence[Model]) -> None:
+        if not instances:
+            return
+        if connection.vendor != "postgresql":
+            updated = self.model._default_manager.bulk_update(instances, self.names)  # noqa: SLF001
+        else:
+            with bound_cursor() as cursor:
+                cursor.execute(self.sql(), [self.records.param(instances, add=False)])
+                updated = cursor.rowcount
+        if updated != len(instances):
+            raise DatabaseError(f"updated {updated} of {len(instances)} rows")
 
 
 # ----------------------------------------------------------------------------

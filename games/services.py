@@ -22,7 +22,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Field
+from django.db.models import F
 from django.utils import timezone
 
 import flip
@@ -612,43 +612,8 @@ def _timeout_in_memory(
     return _play(table, state, seat.number, _rest_of_turn(state.turn), Move.Source.TIMEOUT)
 
 
-def _column(name: str) -> tuple[Field[Any, Any], str]:
-    field = Table._meta.get_field(name)
-    if not isinstance(field, Field) or field.column is None:
-        raise TypeError(f"Table.{name} is not a column")
-    return field, field.column
-
-
-def _update_rows(tables: list[Table], fields: list[str]) -> None:
-    """Save ``fields`` of every table in one statement.
-
-    Django's ``bulk_update`` builds a CASE expression per field and row, and
-    building it cost more than the rest of a page of timeouts together; on
-    PostgreSQL one ``UPDATE ... FROM unnest(...)`` of one array per column
-    does the same, each value passed through its field's own conversion.
-    """
-    if connection.vendor != "postgresql":
-        Table.objects.bulk_update(tables, fields)
-        return
-    columns = [_column("id"), *(_column(name) for name in fields)]
-    quote = connection.ops.quote_name
-    table, key = quote(Table._meta.db_table), quote(columns[0][1])
-    sets = ", ".join(f"{quote(column)} = v.{quote(column)}" for _, column in columns[1:])
-    arrays = ", ".join(rows.array_of(field) for field, _ in columns)
-    names = ", ".join(quote(column) for _, column in columns)
-    # Names and types come from the model's metadata; every value is in a parameter.
-    sql = f"UPDATE {table} SET {sets} FROM unnest({arrays}) AS v({names})"  # noqa: S608
-    sql += f" WHERE {table}.{key} = v.{key}"
-    params = [
-        [field.get_db_prep_save(getattr(one, field.attname), connection) for one in tables]
-        for field, _ in columns
-    ]
-    # One array a column, bound on the server: nothing of the snapshots' 100 KB is quoted
-    # into the SQL, whose text is the same for every page (games.rows).
-    with rows.bound_cursor() as cursor:
-        cursor.execute(sql, params)
-        if cursor.rowcount != len(tables):
-            raise RuntimeError(f"updated {cursor.rowcount} of {len(tables)} locked tables")
+#: The page's UPDATE of its tables, written once per process (``games.rows``).
+_SNAPSHOT_UPDATE = rows.UpdateMany(Table, _SNAPSHOT_FIELDS)
 
 
 def _write_batch(
@@ -662,7 +627,7 @@ def _write_batch(
     tables = [done.result.table for done in applied]
     for table in tables:
         table.updated_at = now  # neither way below fills auto_now fields
-    _update_rows(tables, _SNAPSHOT_FIELDS)
+    _SNAPSHOT_UPDATE.run(tables)
     if leavers:
         Seat.objects.filter(pk__in=[seat.pk for seat in leavers]).update(left_at=now)
     # Read under the page's row locks: a socket counted after this waited for the lock

@@ -148,3 +148,69 @@ def test_the_token_lookup_loads_the_token_and_its_user() -> None:
     with CaptureQueriesContext(connection) as queries:
         assert found_token.user is found_user
     assert not queries.captured_queries
+
+
+def _odd_payload(i: int) -> dict[str, Any]:
+    # What JSON and text columns must carry unchanged: nesting, null, floats, non-ASCII,
+    # quotes, backslashes and newlines (the mails' text goes in the same way).
+    return {"events": [{"n": i, "who": 'Zoë "q" \\ \n\u2603', "none": None, "x": 1.5}]}
+
+
+@pytest.mark.parametrize("bound", [False, True])
+def test_insert_many_stores_what_the_orm_stores(bound: bool) -> None:
+    table = start_table(make_user(f"rows-i{bound}"), make_user(f"rows-j{bound}"))
+    moves = [
+        Move(
+            table=table,
+            seq=2000 + i,
+            round=1,
+            seat=None if i % 2 else i,
+            action="bench",
+            payload=_odd_payload(i),
+            source=Move.Source.ADMIN,
+        )
+        for i in range(3)
+    ]
+
+    rows.Insert(Move).run(moves, bound=bound)
+
+    for move in moves:
+        assert not move._state.adding
+        stored = Move.objects.get(table=table, seq=move.seq)
+        if connection.features.can_return_rows_from_bulk_insert:
+            assert stored.pk == move.pk  # each key given back to its own instance
+        assert _values(stored) == _values(move) | {"id": stored.pk}
+
+
+def test_update_many_writes_every_row_and_only_the_fields_named() -> None:
+    tables = [start_table(make_user(f"rows-k{i}"), make_user(f"rows-l{i}")) for i in range(3)]
+    deadline = timezone.now() + timedelta(hours=3)
+    for i, table in enumerate(tables):
+        table.seq += 10 + i
+        table.state = {**(table.state or {}), "marker": _odd_payload(i)}
+        table.deadline_at = None if i == 1 else deadline + timedelta(microseconds=i)
+        table.to_act = None
+        table.updated_at = deadline - timedelta(days=1)  # auto_now: written as held
+        table.bot_errors = 99  # not among the fields named: stays as stored
+
+    rows.UpdateMany(Table, ["seq", "state", "deadline_at", "to_act", "updated_at"]).run(tables)
+
+    for table in tables:
+        stored = Table.objects.get(pk=table.pk)
+        assert (stored.seq, stored.state, stored.deadline_at, stored.to_act) == (
+            table.seq,
+            table.state,
+            table.deadline_at,
+            None,
+        )
+        assert stored.updated_at == deadline - timedelta(days=1)
+        assert stored.bot_errors == 0
+
+
+def test_update_many_of_a_missing_row_raises() -> None:
+    table = start_table(make_user("rows-m"), make_user("rows-n"))
+    missing = Table.objects.get(pk=table.pk)
+    missing.pk = table.pk + 1000
+
+    with pytest.raises(DatabaseError, match="updated 1 of 2 rows"):
+        rows.UpdateMany(Table, ["seq"]).run([table, missing])
