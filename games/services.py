@@ -622,11 +622,12 @@ def _write_batch(
     """Save what ``tables_timeout_batch`` built: a statement per kind of row, not per row."""
     if not applied:
         return
-    # One array a column, bound on the server: no value quoted into the SQL (games.rows).
+    # One JSON parameter a statement, bound on the server: no value quoted into the SQL
+    # (games.rows.Records).
     _MOVE_INSERT.run([move for done in applied for move in done.result.moves], bound=True)
     tables = [done.result.table for done in applied]
     for table in tables:
-        table.updated_at = now  # neither way below fills auto_now fields
+        table.updated_at = now  # UpdateMany writes auto_now fields as they are held, as bulk_update
     _SNAPSHOT_UPDATE.run(tables)
     if leavers:
         Seat.objects.filter(pk__in=[seat.pk for seat in leavers]).update(left_at=now)
