@@ -21,6 +21,11 @@ def replay_url_template() -> str:
     return str(settings.GAMENOOK_REPLAY_URL)
 
 
+def reload_templates() -> bool:
+    """Whether the e-mail templates are read again when their files change: with ``DEBUG``."""
+    return bool(settings.DEBUG)
+
+
 def email_max_attempts() -> int:
     return int(settings.GAMENOOK_EMAIL_MAX_ATTEMPTS)
 

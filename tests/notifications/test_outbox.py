@@ -204,57 +204,6 @@ def test_the_game_over_mail_shows_the_ranking_and_scores(jobs: Jobs) -> None:
     assert "<th>Score</th>" in message.html and "alice" in message.html
 
 
-CONTEXTS: list[tuple[str, dict[str, Any]]] = [
-    ("your_turn", {"deadline_at": datetime(2030, 1, 2, 3, 4, tzinfo=UTC), "hours": 12}),
-    ("reminder", {"deadline_at": datetime(2030, 1, 2, 3, 4, tzinfo=UTC), "hours": 72}),
-    ("timeout", {"left": False, "what": ["played wild and chose red"], "game_over": True}),
-    ("timeout", {"left": True, "what": [], "game_over": False}),
-    (
-        "game_over",
-        {
-            "ranking": [
-                {"seat": 0, "rank": 1, "name": "ann <b>", "score": 1234, "left": False},
-                {"seat": 1, "rank": 2, "name": "Bot (easy)", "score": 0, "left": True},
-            ],
-            "mine": {"rank": 1},
-            "rounds": 11,
-        },
-    ),
-]
-
-
-@pytest.mark.parametrize(("kind", "context"), CONTEXTS)
-def test_messages_render_as_render_to_string_renders_them(
-    kind: str, context: dict[str, Any]
-) -> None:
-    from django.contrib.auth.models import User
-    from django.template.loader import render_to_string
-
-    from games.selectors import TableFacts
-    from notifications import outbox
-
-    table = TableFacts(
-        id=12345,
-        seq=9,
-        turn=3,
-        status="active",
-        turn_hours=12,
-        timeout_policy="leave",
-        deadline_at=None,
-    )
-    values = {
-        "user": User(pk=7, username="ann"),
-        "table": table,
-        "table_url": "https://example.com/t/12345/",
-        "unsubscribe_url": "https://example.com/u/x/",
-        "site_url": "https://example.com",
-        **context,
-    }
-    for suffix in ("_subject.txt", ".txt", ".html"):
-        name = f"notifications/email/{kind}{suffix}"
-        assert outbox._render(name, values) == render_to_string(name, values), name
-
-
 def test_a_page_of_mail_skips_a_message_written_before_and_writes_the_rest(jobs: Jobs) -> None:
     first, second = make_user(), make_user()
     table = started_table(first, second, turn_hours=24)

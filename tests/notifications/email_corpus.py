@@ -1,0 +1,229 @@
+"""Every e-mail Gamenook writes, for a corpus of contexts: the golden messages' source.
+
+``test_email_golden`` composes the corpus and compares each message with the one
+stored in ``email_golden.json``, byte for byte. The file was first written with
+the Django templates, before the e-mail moved to Jinja2, so it pins what every
+message said then. After a deliberate change to a template, write it again and
+read the diff:
+
+    DJANGO_SETTINGS_MODULE=gamenook.settings.test \
+        .venv/bin/python -m tests.notifications.email_corpus
+
+The corpus takes each branch of every template: the timeout with the seat left
+or kept, with and without the lines saying what the table did, ending the game
+or not; the game over with rankings (a seat that left, scores of 0, 1 and
+more, one round or several, no ranking at all); both timeout policies of the
+reminder; names with ``<>&'"``, non-ASCII letters and spaces; variables the
+warm-up of ``scripts/bench_sweep.py`` leaves out, which render empty; and the
+account messages ``accounts.services`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+GOLDEN = Path(__file__).with_name("email_golden.json")
+
+#: The settings a message's links and unsubscribe token come from, fixed for the corpus.
+SETTINGS = {
+    "SECRET_KEY": "golden-email-corpus-not-a-secret-0123456789abcdefghijklmnopqrstuvwxyz",
+    "SITE_URL": "https://gamenook.example",
+    "GAMENOOK_TABLE_URL": "https://gamenook.example/tables/{table_id}/",
+    "GAMENOOK_REPLAY_URL": "https://gamenook.example/tables/{table_id}/replay/",
+}
+
+#: Usernames that escaping, encodings or whitespace could change.
+NAMES = {
+    "plain": "ann",
+    "markup": '<b>O\'Neil & "Bob"</b>',
+    "unicode": "Zoë Ångström 名人 🃏",
+    "spaces": "  two  spaces \t tab ",
+}
+
+DEADLINE = datetime(2030, 1, 2, 3, 4, 59, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One message of the corpus: a kind, its recipient, its table and its context."""
+
+    name: str
+    kind: str
+    username: str = NAMES["plain"]
+    policy: str = "bot"
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def _ranking(*entries: tuple[str, int, bool]) -> list[dict[str, Any]]:
+    """A ranking as ``games.selectors.final_ranking`` gives it: (name, score, left) in order."""
+    return [
+        {"seat": seat, "rank": seat + 1, "name": name, "score": score, "left": left}
+        for seat, (name, score, left) in enumerate(entries)
+    ]
+
+
+def _cases() -> Iterator[Case]:
+    for label, username in NAMES.items():
+        yield Case(
+            f"your_turn-{label}",
+            "your_turn",
+            username,
+            context={"deadline_at": DEADLINE, "hours": 24},
+        )
+    yield Case(
+        "your_turn-1h-offset-deadline",
+        "your_turn",
+        context={
+            "deadline_at": datetime(2031, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=2))),
+            "hours": 1,
+        },
+    )
+    # The warm-up in scripts/bench_sweep.py gives neither a deadline nor hours.
+    yield Case("your_turn-missing-deadline-and-hours", "your_turn")
+    yield Case("your_turn-none-deadline", "your_turn", context={"deadline_at": None, "hours": 24})
+    for policy in ("bot", "leave"):
+        for label in ("plain", "markup"):
+            yield Case(
+                f"reminder-{policy}-{label}",
+                "reminder",
+                NAMES[label],
+                policy,
+                {"deadline_at": DEADLINE, "hours": 72},
+            )
+    yield Case("reminder-missing-deadline-and-hours", "reminder")
+    what_lines = {
+        "no-what": [],
+        "one-what": ["played wild and chose red"],
+        "what": ["drew 1 card", "played red 7 & <blue> 'x' \"y\"", "passed"],
+    }
+    for left in (False, True):
+        policy = "leave" if left else "bot"
+        for what_label, what in what_lines.items():
+            for game_over in (False, True):
+                seat, game = "left" if left else "kept", "over" if game_over else "on"
+                yield Case(
+                    f"timeout-{seat}-{what_label}-{game}",
+                    "timeout",
+                    NAMES["markup"] if what_label == "what" else NAMES["plain"],
+                    policy,
+                    {"policy": policy, "left": left, "what": what, "game_over": game_over},
+                )
+    for label in ("unicode", "spaces"):
+        yield Case(
+            f"timeout-kept-what-over-{label}",
+            "timeout",
+            NAMES[label],
+            context={"policy": "bot", "left": False, "what": ["passed"], "game_over": True},
+        )
+    # The warm-up in scripts/bench_sweep.py: what empty, the rest missing.
+    yield Case("timeout-missing-left-and-game_over", "timeout", context={"what": []})
+    ranking = _ranking(
+        (NAMES["markup"], 0, False),
+        (NAMES["unicode"], 1, False),
+        ("Bot (easy)", 2, True),
+        (NAMES["spaces"], 1234, True),
+    )
+    for place, entry in enumerate(ranking):
+        yield Case(
+            f"game_over-four-seats-mine-{place + 1}",
+            "game_over",
+            entry["name"],
+            context={"ranking": ranking, "mine": entry, "rounds": 11},
+        )
+    two = _ranking(("ann", 500, False), ("Bot (hard)", 1, True))
+    yield Case(
+        "game_over-one-round", "game_over", context={"ranking": two, "mine": two[0], "rounds": 1}
+    )
+    yield Case(
+        "game_over-not-ranked",
+        "game_over",
+        "watcher",
+        context={"ranking": two, "mine": None, "rounds": 2},
+    )
+    yield Case(
+        "game_over-no-ranking", "game_over", context={"ranking": [], "mine": None, "rounds": 0}
+    )
+    # The warm-up in scripts/bench_sweep.py.
+    yield Case(
+        "game_over-warm-up",
+        "game_over",
+        context={"what": [], "ranking": [], "mine": None, "rounds": 1},
+    )
+    for label, username in NAMES.items():
+        yield Case(f"verify_email-{label}", "verify_email", username, context={"days": 3})
+        yield Case(f"password_reset-{label}", "password_reset", username)
+
+
+CASES = list(_cases())
+
+#: The messages ``accounts.services`` writes: its own text, no HTML, a fixed subject.
+ACCOUNT_TEMPLATES = {
+    "verify_email": "accounts/email/verify_email.txt",
+    "password_reset": "accounts/email/password_reset.txt",
+}
+
+
+@contextmanager
+def fixed_settings() -> Iterator[None]:
+    from django.test import override_settings
+
+    with override_settings(**SETTINGS):
+        yield
+
+
+def compose(case: Case) -> dict[str, Any]:
+    """The message of ``case``, as the code of this tree writes it (call in ``fixed_settings``)."""
+    from django.contrib.auth.models import User
+    from django.template.loader import render_to_string
+
+    from games.selectors import TableFacts
+    from notifications.outbox import _compose
+
+    user = User(pk=4242, username=case.username, email="player@example.com")
+    if case.kind in ACCOUNT_TEMPLATES:
+        # As accounts.services renders them: the link, and the reset's uid and token.
+        link = f"https://gamenook.example/accounts/{case.kind}/tok-<&'\">/"
+        context = {
+            "user": user,
+            "link": link,
+            "uid": "NDI0Mg",
+            "token": "c4x-9f&'\"<>",
+            **case.context,
+        }
+        return {"text": render_to_string(ACCOUNT_TEMPLATES[case.kind], context)}
+    table = TableFacts(
+        id=31337,
+        seq=57,
+        turn=12,
+        status="active",
+        turn_hours=24,
+        timeout_policy=case.policy,
+        deadline_at=DEADLINE,
+    )
+    return _compose(case.kind, user, table, dict(case.context))
+
+
+def compose_all() -> dict[str, dict[str, Any]]:
+    with fixed_settings():
+        return {case.name: compose(case) for case in CASES}
+
+
+def main() -> None:
+    import django
+
+    django.setup()
+    messages = compose_all()
+    GOLDEN.write_text(
+        json.dumps(messages, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    print(f"{len(messages)} messages written to {GOLDEN}")
+
+
+if __name__ == "__main__":
+    main()
