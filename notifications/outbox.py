@@ -252,7 +252,7 @@ def outbox_enqueue_many(mails: Sequence[Mail]) -> list[OutboxMessage]:
         return []
     try:
         with transaction.atomic():
-            # One array a column, bound on the server: no mail's text quoted into the SQL.
+            # One JSON parameter, bound on the server: no mail's text quoted into the SQL.
             _OUTBOX_INSERT.run(rows, bound=True)
             written = rows
     except IntegrityError:
