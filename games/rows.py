@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import date, datetime, time
+from datetime import date, time
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -122,6 +122,13 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
+# Tuples, not unions: ``isinstance(x, A | B)`` builds the union at every call.
+#: Values JSON writes as they are (``bool`` is an ``int``).
+_SCALARS = (str, int, float)
+_DATES = (date, time)
+_AS_TEXT = (Decimal, UUID)
+
+
 class Records:
     """PostgreSQL: the values of many rows as one JSON parameter, read back as a record set.
 
@@ -158,13 +165,14 @@ class Records:
         if isinstance(field, JSONField) and field.encoder is None:
             return value  # the object itself (None is SQL NULL, as the field saves it)
         value = field.get_db_prep_save(value, db)
-        if isinstance(value, datetime | date | time):
+        # Subclasses too: psycopg's Int4 for an integer, a choices enum for a string.
+        if value is None or isinstance(value, _SCALARS):
+            return value
+        if isinstance(value, _DATES):  # a datetime is a date
             return value.isoformat()
-        if isinstance(value, Decimal | UUID):
+        if isinstance(value, _AS_TEXT):
             return str(value)
-        if value is not None and not isinstance(value, str | int | float):
-            raise TypeError(f"{field!r}: no JSON form for {type(value).__name__}")
-        return value
+        raise TypeError(f"{field!r}: no JSON form for {type(value).__name__}")
 
     def param(self, instances: Sequence[Model], *, add: bool) -> str:
         """The JSON array of ``instances``' rows, one object each, keyed by column."""
