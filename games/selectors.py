@@ -413,6 +413,20 @@ def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
     }
 
 
+def seat_public_level(seat: Seat) -> str | None:
+    """Who plays ``seat``, as everyone at the table is shown it, in a bot's terms.
+
+    A bot's level for a bot's seat (``bot_level``, served to everyone); for a
+    player who is away, the level of the bot that plays the seat meanwhile
+    (``away`` is public too, ruling 18); None for a person playing their seat.
+    """
+    if seat.is_bot:
+        return seat.bot_level
+    if seat.away:
+        return realtime.STAND_IN_LEVEL
+    return None
+
+
 # ----------------------------------------------------------------------------
 # For the web client (``web/``)
 #

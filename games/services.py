@@ -31,7 +31,7 @@ from flip import realtime
 from . import conf, rows
 from .errors import Conflict, Forbidden, NotFound, StaleSequence
 from .models import Connection, Move, Seat, Table
-from .selectors import SeatFacts, seat_facts_of, table_state
+from .selectors import SeatFacts, seat_facts_of, seat_public_level, table_state
 from .signals import seat_held, table_changed
 
 logger = logging.getLogger(__name__)
@@ -366,8 +366,9 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
     """Let the bot whose turn it is make one action, in its own transaction.
 
     The bot is given only its seat's view, what that seat saw when the table
-    last turned over (``flip.flip_memory``) and what it saw happen this round
-    (``flip.public_history``). Returns None when no bot
+    last turned over (``flip.flip_memory``), what it saw happen this round
+    (``flip.public_history``) and who plays each seat as the table shows it
+    to everyone (``selectors.seat_public_level``). Returns None when no bot
     is to act (the game is over, or a human is to act) or, with ``seq``, when
     the table has moved on from that sequence number, so calling it again is
     harmless.
@@ -386,7 +387,8 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
         state = table_state(table)
         if table.status != Table.Status.ACTIVE or state is None:
             return None
-        seat = table.seats.filter(number=state.current).first()
+        seats = {s.number: s for s in table.seats.all()}
+        seat = seats.get(state.current)
         if seat is None or not seat.bot_plays or state.over:
             return None
         # A player who is away (ruling 18) is played by the stand-in level.
@@ -395,11 +397,15 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
         try:
             # What the seat sees now, what it saw at the last flip and what it saw
             # happen this round: a person in the seat would remember that much
-            # (flip.flip_memory, flip.public_history; never served).
+            # (flip.flip_memory, flip.public_history; never served). And which
+            # seats are bots of which level, which the table shows everyone.
             choice = bot.choose(
                 flip.view(state, seat.number),
                 flip.flip_memory(state, seat.number),
                 flip.public_history(state, seat.number),
+                levels=[
+                    seat_public_level(seats[i]) if i in seats else None for i in range(state.seats)
+                ],
             )
             action = action_from_request(state, seat.number, choice)
             flip.check(state, seat.number, action)

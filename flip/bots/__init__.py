@@ -1,8 +1,10 @@
 """Bots for Wild Cards Flip: Easy, Normal and Hard.
 
 A bot sees exactly what its seat sees: ``make_bot(level, seed).choose(view)``
-takes the value ``flip.view(state, seat)`` returns and answers one of that
-view's legal actions in the API's request shape::
+takes the value ``flip.view(state, seat)`` returns (and, optionally, what the
+seat remembers and which seats are bots of which level, as the table tells
+everyone: see ``Bot.choose``) and answers one of that view's legal actions in
+the API's request shape::
 
     {"type": "play", "card": handle, "color": name}   # "color" only for a Wild
     {"type": "choose_color", "color": name}
@@ -17,12 +19,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from .base import Bot, Request, View
+from .base import LEVELS, Bot, Levels, Request, View
 from .easy import EasyBot
 from .hard import HardBot
 from .normal import NormalBot
-
-LEVELS: Final = ("easy", "normal", "hard")
 
 _CLASSES: Final[dict[str, type[Bot]]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
 
@@ -36,4 +36,14 @@ def make_bot(level: str, seed: str | int) -> Bot:
     return cls(seed)
 
 
-__all__ = ["LEVELS", "Bot", "EasyBot", "HardBot", "NormalBot", "Request", "View", "make_bot"]
+__all__ = [
+    "LEVELS",
+    "Bot",
+    "EasyBot",
+    "HardBot",
+    "Levels",
+    "NormalBot",
+    "Request",
+    "View",
+    "make_bot",
+]

@@ -1,16 +1,18 @@
 """What every bot shares: the interface, and reading a seat's view.
 
 A bot is handed the value ``flip.view(state, seat)`` returns for its seat and,
-to remember, ``flip.flip_memory(state, seat)``: what that seat saw when the
-table last turned over. Nothing else. It answers with one of the view's legal
-actions in the API's request shape. All its randomness comes from its own
-``random.Random(seed)``.
+to remember, ``flip.flip_memory(state, seat)`` (what that seat saw when the
+table last turned over) and ``flip.public_history(state, seat)`` (what it saw
+happen this round); and, as anyone at the table is told, which seats are bots
+and of which level (``levels``). Nothing else. It answers with one of the
+view's legal actions in the API's request shape. All its randomness comes
+from its own ``random.Random(seed)``.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from flip.cards import CARDS_BY_FACE, COLORS, DARK, FACES, LIGHT, NO_COLOR, SIDE_COLORS, SIDES, Face
@@ -18,6 +20,11 @@ from flip.history import History
 
 View = Mapping[str, Any]
 Request = dict[str, Any]
+#: Who plays each seat, as the table shows it to everyone (the API's ``bot_level``),
+#: indexed by seat number: a bot's level, or None for a person.
+Levels = Sequence[str | None]
+
+LEVELS: Final = ("easy", "normal", "hard")
 
 #: Every face code of both sides, parsed once.
 FACE_BY_CODE: Final[dict[str, Face]] = {f.code: f for side in FACES for f in side}
@@ -41,20 +48,35 @@ class Bot:
         self.rng = random.Random(seed)
 
     def choose(
-        self, view: View, memory: View | None = None, history: History | None = None
+        self,
+        view: View,
+        memory: View | None = None,
+        history: History | None = None,
+        levels: Levels | None = None,
     ) -> Request:
         """One of ``view["legal_actions"]`` in the API's request shape.
 
         ``memory`` is ``flip.flip_memory(state, seat)``: what the seat saw
         when the table last turned over; ``history`` is
         ``flip.public_history(state, seat)``: what it saw happen this round.
-        A person in the seat would remember both. A bot plays without them,
-        only less well.
+        A person in the seat would remember both. ``levels`` says who plays
+        each seat, as the table tells everyone at it: ``levels[seat]`` is
+        ``"easy"``, ``"normal"`` or ``"hard"`` for a seat a bot plays, None
+        for a person. A bot plays without any of them, only less well.
         """
         raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed!r})"
+
+
+def check_levels(view: View, levels: Levels) -> None:
+    """Refuse ``levels`` unless it names one level or None for each seat of ``view``."""
+    if len(levels) != view["seats"]:
+        raise ValueError(f"levels names {len(levels)} seats; the table has {view['seats']}")
+    for level in levels:
+        if level is not None and level not in LEVELS:
+            raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
 
 
 def request(kind: str, card: str | None = None, color: str | None = None) -> Request:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flip.history import History
 
-from .base import Bot, Request, View, request
+from .base import Bot, Levels, Request, View, request
 
 
 class EasyBot(Bot):
@@ -15,6 +15,7 @@ class EasyBot(Bot):
         view: View,
         memory: View | None = None,  # noqa: ARG002 (Bot's signature: Easy reads the view alone)
         history: History | None = None,  # noqa: ARG002
+        levels: Levels | None = None,  # noqa: ARG002
     ) -> Request:
         legal = view["legal_actions"]
         if not legal:

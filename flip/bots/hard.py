@@ -20,13 +20,17 @@ one carrying the face seen there; the unseen rest of the draw pile is
 shuffled) turned into a full ``GameState`` by ``flip.sampling.rebuild``.
 Every candidate action is applied to every determinisation (common random
 numbers: the same sample and the same rollout generator for every candidate)
-and play goes on with the engine for ``DEPTH`` actions, every seat played as
-Normal plays (``normal_policy``: Normal's own scoring read from the state).
-Where a rollout stops it is scored: 1 for a win, 0 for a loss, else an
-estimate of the bot's chance from how many cards everyone holds. The action
-with the highest mean is played; Normal's own choice is always among the
-candidates searched and gets a small head start (``PRIOR``), a hedge for
-when the other seats do not play as Normal does.
+and play goes on with the engine for ``DEPTH`` actions. Every seat is played
+as Normal plays (``normal_policy``: Normal's own scoring read from the state),
+except that, given ``levels`` (which seats are bots of which level, public at
+every table), a seat the table shows as an Easy bot is played exactly as Easy
+plays (``easy_policy``). Where a rollout stops it is scored: 1 for a win, 0
+for a loss, else an estimate of the bot's chance from how many cards everyone
+holds. The action with the highest mean is played; Normal's own choice is
+always among the candidates searched and gets a small head start (``PRIOR``),
+a hedge for when the other seats do not play as the rollouts do: dropped
+when ``levels`` shows every other seat still in the round to be an Easy or a
+Normal bot, which the rollouts play exactly.
 
 The budget is a number of simulated actions, not a clock, so the bot stays
 deterministic given its seed; it is calibrated so that one decision stays
@@ -36,11 +40,21 @@ under 50 ms on a 2-core machine: see docs/bots.md.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Final, cast
 
 from flip.cards import CARDS_BY_FACE, CODE_OF, COLORS, DECK, FACES, NO_CARD, NO_COLOR, SIDE_COLORS
-from flip.engine import CHOOSE_COLOR, DRAW, PASS, PLAY, Action, apply, can_draw, playable_cards
+from flip.engine import (
+    CHOOSE_COLOR,
+    DRAW,
+    PASS,
+    PLAY,
+    Action,
+    apply,
+    can_draw,
+    legal_actions,
+    playable_cards,
+)
 from flip.history import History
 from flip.requests import parse_request
 from flip.sampling import Placement, rebuild
@@ -48,7 +62,17 @@ from flip.state import PENDING_COLOR, PENDING_DRAWN, GameState
 from flip.types import Card
 from flip.views import handle
 
-from .base import SIDE_BY_NAME, Bot, Request, View, best_color, only_choice, request
+from .base import (
+    SIDE_BY_NAME,
+    Bot,
+    Levels,
+    Request,
+    View,
+    best_color,
+    check_levels,
+    only_choice,
+    request,
+)
 from .normal import Context, NormalBot, play_score
 from .reading import Reading, read
 
@@ -63,7 +87,8 @@ MAX_CANDIDATES: Final = 10
 DEPTH: Final = 16
 #: What one rollout costs besides its actions (sampling, copying), in actions.
 OVERHEAD: Final = 8
-#: The head start Normal's own choice gets, in units of mean result.
+#: The head start Normal's own choice gets, in units of mean result, unless
+#: every other seat still in the round is a bot the rollouts play exactly.
 PRIOR: Final = 0.02
 
 _CHOOSE: Final = tuple(tuple(Action(CHOOSE_COLOR, color=c) for c in sc) for sc in SIDE_COLORS)
@@ -111,6 +136,29 @@ def normal_policy(s: GameState, rng: random.Random) -> Action:
     return best
 
 
+def easy_policy(s: GameState, rng: random.Random) -> Action:
+    """The move Easy would make for the seat to act, drawn as Easy draws it.
+
+    Easy takes a uniformly random entry of its view's ``legal_actions``, then
+    a uniformly random colour of that entry. The view makes its entries from
+    ``flip.legal_actions`` one run at a time (a card's play, a Wild's once per
+    colour; the colour choice, once per colour; the draw or the pass), so one
+    run here is one entry there: the same choice with the same chances.
+    """
+    legal = legal_actions(s, s.current)
+    if len(legal) == 1:
+        return legal[0]
+    starts = [
+        i
+        for i, a in enumerate(legal)
+        if i == 0 or a.card != legal[i - 1].card or a.type != legal[i - 1].type
+    ]
+    k = rng.randrange(len(starts))
+    start = starts[k]
+    end = starts[k + 1] if k + 1 < len(starts) else len(legal)
+    return legal[start] if end - start == 1 else legal[start + rng.randrange(end - start)]
+
+
 def leaf_value(s: GameState, me: int) -> float:
     """``me``'s chance of winning, guessed from how many cards everyone holds."""
     if s.over:
@@ -145,8 +193,11 @@ def rollout(
     return leaf_value(s, me), steps
 
 
-#: How the rollouts play every seat.
+#: How the rollouts play a seat unless the table shows it to be a bot they play
+#: exactly (``EXACT``): a person, a Hard bot, and the searching seat itself.
 POLICY: Policy = normal_policy
+#: The rollouts play a seat the table shows as one of these bots as that bot plays.
+EXACT: Final[Mapping[str, Policy]] = {"easy": easy_policy, "normal": normal_policy}
 
 
 # ----------------------------------------------------------------------------
@@ -369,8 +420,14 @@ class HardBot(Bot):
         self.policy = POLICY if policy is None else policy
 
     def choose(
-        self, view: View, memory: View | None = None, history: History | None = None
+        self,
+        view: View,
+        memory: View | None = None,
+        history: History | None = None,
+        levels: Levels | None = None,
     ) -> Request:
+        if levels is not None:
+            check_levels(view, levels)
         one = only_choice(view)
         if one is not None:
             return one
@@ -383,6 +440,7 @@ class HardBot(Bot):
         if first and first[0] >= MAX_CANDIDATES:
             candidates.insert(0, candidates.pop(first[0]))
         candidates = candidates[:MAX_CANDIDATES]
+        policy, exact = (self.policy, False) if levels is None else self._models(view, levels)
         sampler = Sampler(view, memory, history)
         me = sampler.me
         totals = [0.0] * len(candidates)
@@ -393,7 +451,7 @@ class HardBot(Bot):
             for i, req in enumerate(candidates):
                 s = base.copy()
                 apply(s, me, _to_action(req, base, me, cards), inplace=True)
-                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth, self.policy)
+                result, steps = rollout(s, me, random.Random(rollout_seed), self.depth, policy)
                 totals[i] += result
                 spent += steps + OVERHEAD
             samples += 1
@@ -401,11 +459,33 @@ class HardBot(Bot):
         best_value = -1.0
         for i, req in enumerate(candidates):
             value = totals[i] / samples
-            if _same(req, prior, view):
+            if not exact and _same(req, prior, view):
                 value += PRIOR
             if value > best_value:
                 best_i, best_value = i, value
         return candidates[best_i]
+
+    def _models(self, view: View, levels: Levels) -> tuple[Policy, bool]:
+        """How the rollouts play each seat, and whether every other seat in the round is exact.
+
+        A seat the table shows as an Easy or a Normal bot is played as that
+        level plays; a person, a Hard bot and this seat itself as ``self.policy``.
+        """
+        me = view["seat"]
+        models = [
+            self.policy if i == me else EXACT.get(lv or "", self.policy)
+            for i, lv in enumerate(levels)
+        ]
+        exact = all(
+            levels[p["seat"]] in EXACT for p in view["players"] if p["in_game"] and p["seat"] != me
+        )
+        if all(m is self.policy for m in models):
+            return self.policy, exact
+
+        def by_seat(s: GameState, rng: random.Random) -> Action:
+            return models[s.current](s, rng)
+
+        return by_seat, exact
 
 
 def _same(a: Request, b: Request, view: View) -> bool:

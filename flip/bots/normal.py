@@ -45,6 +45,7 @@ from .base import (
     OTHER_FACES,
     SIDE_BY_NAME,
     Bot,
+    Levels,
     Request,
     View,
     best_color,
@@ -100,6 +101,7 @@ class NormalBot(Bot):
         view: View,
         memory: View | None = None,  # noqa: ARG002 (Bot's signature: Normal reads the view alone)
         history: History | None = None,  # noqa: ARG002
+        levels: Levels | None = None,  # noqa: ARG002
     ) -> Request:
         one = only_choice(view)
         if one is not None:

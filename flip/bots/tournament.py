@@ -2,8 +2,9 @@
 
 Bots are driven exactly as the service drives them: ``view(state, seat)``,
 ``flip_memory(state, seat)`` and ``public_history(state, seat)`` go to
-``bot.choose``, and the request that comes back is translated with
-``flip.parse_request``, as the service does. Decision time
+``bot.choose`` with the level of every seat (``levels``: public at a table,
+where each seat's ``bot_level`` is served to everyone), and the request that
+comes back is translated with ``flip.parse_request``, as the service does. Decision time
 is measured here, around ``choose`` only, never inside a bot.
 """
 
@@ -70,7 +71,7 @@ def play_game(
         history = public_history(state, seat)
         cpu = time.process_time()
         started = time.perf_counter()
-        req = bots[seat].choose(seen, memory, history)
+        req = bots[seat].choose(seen, memory, history, levels=levels)
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu
         if times is not None:

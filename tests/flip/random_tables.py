@@ -6,7 +6,9 @@ in every seat, and mixes in what people do: concede at random moments (in
 turn, out of turn, while a colour must be chosen, while a drawn card must be
 played), time out (``flip.timeout_action`` plays the turn), and hand a seat
 from one level to another in the middle of a round. Some tables lose
-players until one remains. ``invariants`` lists what every real state holds.
+players until one remains. Most tables tell the bots which seats are bots of
+which level, as a table tells everyone (``levels``), with some seats shown as
+people. ``invariants`` lists what every real state holds.
 """
 
 from __future__ import annotations
@@ -123,6 +125,7 @@ class Mix:
 class Played:
     state: GameState
     decisions: dict[str, int] = field(default_factory=dict)
+    told: dict[str, int] = field(default_factory=dict)  # decisions made knowing the levels
     leaves: dict[str, int] = field(default_factory=dict)
     timeouts: int = 0
     handovers: int = 0
@@ -161,6 +164,10 @@ def play_table(
     seat_levels = [rng.choice(levels) for _ in range(options.seats)]
     bots = [_bot(level, f"{seed}:{i}", hard_budget) for i, level in enumerate(seat_levels)]
     last_one = rng.random() < mix.last_one
+    # What the table shows of its seats, from a generator of its own: the table's draws stay.
+    shows = random.Random(f"{seed}:levels")
+    told = shows.random() >= 0.25
+    people = [shows.random() < 0.2 for _ in range(options.seats)]
     played = Played(state)
     for _ in range(max_actions):
         if state.over:
@@ -188,11 +195,14 @@ def play_table(
             played.timeouts += 1
         else:
             seen = view(state, seat)
-            req = bots[seat].choose(seen, flip_memory(state, seat))
+            shown = [None if p else lv for p, lv in zip(people, seat_levels, strict=True)]
+            req = bots[seat].choose(seen, flip_memory(state, seat), levels=shown if told else None)
             assert_legal(seen, req)
             action = to_action(state, seat, req)
             level = seat_levels[seat]
             played.decisions[level] = played.decisions.get(level, 0) + 1
+            if told:
+                played.told[level] = played.told.get(level, 0) + 1
         apply(state, seat, action, inplace=True)
     else:
         raise AssertionError(f"table {seed} did not end in {max_actions} actions")

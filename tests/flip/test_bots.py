@@ -230,8 +230,17 @@ def _hide_differences(state: GameState, seat: int) -> GameState:
     return s
 
 
+def _levels(game: int, seats: int, told: bool) -> list[str | None] | None:
+    """Which seats the table shows as bots of which level, or None (not told)."""
+    if not told:
+        return None
+    rng = random.Random(f"levels:{game}")
+    return [rng.choice([*LEVELS, None]) for _ in range(seats)]
+
+
+@pytest.mark.parametrize("told", [False, True], ids=["levels-not-told", "levels-told"])
 @pytest.mark.parametrize("level", LEVELS)
-def test_choice_depends_only_on_the_seats_view(level: str) -> None:
+def test_choice_depends_only_on_the_seats_view(level: str, told: bool) -> None:
     checked = 0
     for game in range(12):
         state, _ = new_game(Options(seats=4), f"hidden:{game}")
@@ -253,8 +262,13 @@ def test_choice_depends_only_on_the_seats_view(level: str) -> None:
         # ...and the seat sees, and remembers, exactly the same thing in both.
         assert view(state, seat) == view(twin, seat)
         assert flip_memory(state, seat) == flip_memory(twin, seat)
-        one = bot(level, f"h:{game}").choose(view(state, seat), flip_memory(state, seat))
-        two = bot(level, f"h:{game}").choose(view(twin, seat), flip_memory(twin, seat))
+        levels = _levels(game, 4, told)
+        one = bot(level, f"h:{game}").choose(
+            view(state, seat), flip_memory(state, seat), levels=levels
+        )
+        two = bot(level, f"h:{game}").choose(
+            view(twin, seat), flip_memory(twin, seat), levels=levels
+        )
         assert one == two
         checked += 1
     assert checked >= 8
@@ -572,8 +586,9 @@ def _twin(record: dict[str, Any], upto: int, x: int, y: int) -> GameState | None
     return state
 
 
+@pytest.mark.parametrize("told", [False, True], ids=["levels-not-told", "levels-told"])
 @pytest.mark.parametrize("level", LEVELS)
-def test_states_the_history_cannot_tell_apart_get_the_same_choice(level: str) -> None:
+def test_states_the_history_cannot_tell_apart_get_the_same_choice(level: str, told: bool) -> None:
     checked = 0
     for game in range(30):
         state, events = new_game(Options(seats=3 + game % 3), f"twins:{game}")
@@ -618,8 +633,9 @@ def test_states_the_history_cannot_tell_apart_get_the_same_choice(level: str) ->
         assert [sorted(h) for h in twin.hands] != [sorted(h) for h in state.hands]
         inputs = (view(state, me), flip_memory(state, me), public_history(state, me))
         twin_inputs = (view(twin, me), flip_memory(twin, me), public_history(twin, me))
-        one = bot(level, f"t:{game}").choose(*inputs)
-        two = bot(level, f"t:{game}").choose(*twin_inputs)
+        levels = _levels(game, state.seats, told)
+        one = bot(level, f"t:{game}").choose(*inputs, levels=levels)
+        two = bot(level, f"t:{game}").choose(*twin_inputs, levels=levels)
         assert one == two
         checked += 1
     assert checked >= 8

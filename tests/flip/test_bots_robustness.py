@@ -6,7 +6,8 @@ single rounds and every target, the two-seat Reverse option on and off,
 concessions at random moments (in turn, out of turn, during a colour choice,
 while a drawn card must be played), timeouts, seats handed from one level to
 another in the middle of a round, and players leaving until one remains
-(``tests/flip/random_tables.py``). CI plays a few hundred tables on fixed
+(``tests/flip/random_tables.py``), most of them told which seats are bots of
+which level, some seats shown as people. CI plays a few hundred tables on fixed
 seeds with Hard on a small search budget (the same search, fewer samples);
 ``pytest -m slow`` plays thousands, Hard at its full budget.
 """
@@ -48,6 +49,8 @@ def _play_many(count: int, prefix: str, hard_budget: int | None) -> Counter[str]
             seen[f"leave {moment}"] += n
         for level, n in played.decisions.items():
             seen[f"decisions {level}"] += n
+        for level, n in played.told.items():
+            seen[f"decisions {level}, levels told"] += n
     return seen
 
 
@@ -63,6 +66,8 @@ def _assert_mixed(seen: Counter[str]) -> None:
     assert seen["timeouts"] > 0 and seen["handovers"] > 0
     for level in LEVELS:
         assert seen[f"decisions {level}"] > 0, level
+        assert seen[f"decisions {level}, levels told"] > 0, level
+    assert seen["decisions hard"] > seen["decisions hard, levels told"]  # and some not told
 
 
 def test_every_level_plays_random_tables_to_the_end() -> None:

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 import flip
 from games import services
-from games.models import Move, Table
+from games.models import Move, Seat, Table
 from tests.games.conftest import action_body, assert_error, make_user, started_table
 
 pytestmark = pytest.mark.django_db
@@ -177,10 +177,16 @@ def test_a_bot_is_handed_its_seats_view_and_what_the_seat_saw_at_the_last_flip(
     histories: list[tuple[dict[str, Any], Any]] = []
     choose = EasyBot.choose
 
-    def spy(self: EasyBot, view: dict[str, Any], memory: Any = None, history: Any = None) -> Any:
+    def spy(
+        self: EasyBot,
+        view: dict[str, Any],
+        memory: Any = None,
+        history: Any = None,
+        levels: Any = None,
+    ) -> Any:
         handed.append((view, memory))
         histories.append((view, history))
-        return choose(self, view, memory, history)
+        return choose(self, view, memory, history, levels)
 
     monkeypatch.setattr(EasyBot, "choose", spy)
     table = started_table(alice, bots=3)
@@ -212,6 +218,41 @@ def test_a_bot_is_handed_its_seats_view_and_what_the_seat_saw_at_the_last_flip(
     assert "history" not in str(log) and "deal" not in {
         e["type"] for move in log["moves"] for e in move["events"]
     }
+
+
+def test_a_bot_is_handed_who_plays_each_seat_as_the_table_shows_it(
+    alice: User, bob: User, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flip.bots import EasyBot, NormalBot
+
+    handed: list[tuple[int, Any]] = []
+    for cls in (EasyBot, NormalBot):
+
+        def spy(
+            self: Any, view: dict[str, Any], *inputs: Any, _choose: Any = cls.choose, **named: Any
+        ) -> Any:
+            handed.append((view["seat"], named.get("levels")))
+            return _choose(self, view, *inputs, **named)
+
+        monkeypatch.setattr(cls, "choose", spy)
+    table = services.table_create(host=alice, seat_count=4)
+    services.table_join(table_id=table.pk, user=bob)
+    services.table_add_bot(table_id=table.pk, user=alice, level="easy")
+    services.table_add_bot(table_id=table.pk, user=alice, level="normal")
+    services.table_start(table_id=table.pk, user=alice)
+    # Bob's hold ran out (ruling 18): the stand-in Normal bot plays his seat, as the table shows.
+    Seat.objects.filter(table=table, user=bob).update(away=True)
+    services.table_run_bots(table_id=table.pk)
+    client = api(alice)
+    for _ in range(40):
+        view = client.get(url(table, "view")).json()
+        if view["game"]["over"]:
+            break
+        client.post(url(table, "actions"), action_body(view), format="json")
+    seats = {s.number: s for s in Seat.objects.filter(table=table)}
+    assert (seats[0].user, seats[1].user) == (alice, bob)
+    assert {seat for seat, _ in handed} == {1, 2, 3}
+    assert {str(levels) for _, levels in handed} == {str([None, "normal", "easy", "normal"])}
 
 
 def test_bots_wait_when_inline_bots_are_off(alice: User, api: Api, settings: Any) -> None:

@@ -44,7 +44,7 @@ def test_a_failing_bot_gets_the_plain_move_of_ruling_4_at_once_logged_and_counte
     before = flip.GameState.from_dict(table.state)
     expected = flip.timeout_action(before)
 
-    def choose(self: EasyBot, view: Any, memory: Any = None) -> Any:
+    def choose(self: EasyBot, view: Any, *inputs: Any, **named: Any) -> Any:
         if isinstance(answer, Exception):
             raise answer
         return answer
