@@ -84,7 +84,7 @@ compile: venv
 FLIP_COMPILED_TESTS = PYTHONPATH=$(COMPILED) GAMENOOK_FLIP_COMPILED=1 $(BIN)/pytest -p no:django \
 	--import-mode=append -W ignore::pytest.PytestConfigWarning -p no:cacheprovider tests/flip \
 	--ignore=tests/flip/test_bots.py --ignore=tests/flip/test_bots_reading.py \
-	--ignore=tests/flip/test_bots_robustness.py
+	--ignore=tests/flip/test_bots_robustness.py --ignore=tests/flip/test_bots_levels.py
 test-compiled: compile
 	$(FLIP_COMPILED_TESTS)
 
