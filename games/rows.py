@@ -324,11 +324,11 @@ class UpdateMany:
         self.model = model
         self.names = list(names)
         pk = model._meta.pk
-        fields = [model._meta.get_field(name) for name in names]
-        if pk is None or not all(isinstance(f, Field) for f in fields):
+        fields = [f for f in map(model._meta.get_field, names) if isinstance(f, Field)]
+        if pk is None or len(fields) != len(self.names):
             raise TypeError(f"{names!r} are not all columns of {model.__name__}")
         self.pk = pk
-        self.records = Records([pk, *(f for f in fields if isinstance(f, Field))])
+        self.records = Records([pk, *fields])
         self._sql: dict[str, str] = {}
 
     def sql(self) -> str:
