@@ -6,7 +6,9 @@ more than PostgreSQL takes to run it. The statements an action and a view
 read make on every request (and the token lookup, ``accounts.authentication``,
 through ``Columns``) are built here once per database vendor, from
 the models' metadata (every table and column name quoted, every value a
-parameter), and their rows become model instances the way the ORM makes
+parameter bound on the server; on PostgreSQL psycopg prepares each after
+``DATABASE_PREPARE_THRESHOLD`` runs on a connection, so it is planned once),
+and their rows become model instances the way the ORM makes
 them: the same converters per column (``connection.ops.get_db_converters``
 and the field's ``from_db_value``), ``Model.from_db``, related instances
 cached as ``select_related`` caches them. Writes prepare each value with its
@@ -30,7 +32,7 @@ from uuid import UUID
 
 from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
-from django.db.backends.utils import CursorWrapper
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Field, JSONField, Model
 
 from .models import Seat, Table
@@ -117,7 +119,7 @@ def cache_related(instance: Model, name: str, related: Model | None) -> None:
 
 
 def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cursor:
+    with bound_cursor() as cursor:
         cursor.execute(sql, params)
         return list(cursor.fetchall())
 
@@ -196,7 +198,9 @@ def bound_cursor() -> Iterator[Any]:
     to run it (docs/performance.md). This is Django's own server-binding
     cursor class on the same connection and transaction, behind Django's
     wrapper, so errors are Django's (``IntegrityError``) and the connection's
-    execute wrappers see the statement. Other backends get the usual cursor.
+    execute wrappers see the statement. psycopg prepares a statement once it
+    has run ``prepare_threshold`` times on the connection (the settings'
+    ``DATABASE_PREPARE_THRESHOLD``). Other backends get the usual cursor.
     """
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
@@ -208,8 +212,29 @@ def bound_cursor() -> Iterator[Any]:
     connection.validate_thread_sharing()
     # django-stubs declare the class without psycopg's Cursor, whose constructor it has.
     raw = ServerBindingCursor(connection.connection)  # type: ignore[call-arg]
-    with CursorWrapper(raw, connection) as cursor:
+    # As connection.cursor() wraps its own: logged when queries are (DEBUG, tests' captures).
+    logged = connection.queries_logged
+    with _LoggedBound(raw, connection) if logged else CursorWrapper(raw, connection) as cursor:
         yield cursor
+
+
+class _LoggedBound(CursorDebugWrapper):
+    """Django's query log around a cursor bound on the server.
+
+    Django reads a statement's text back from psycopg, which keeps none for a
+    prepared statement's run: the log would read None. This logs the text with
+    the values quoted in, as Django's own server-binding mode does.
+    """
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        from psycopg.errors import DataError as Unquotable
+
+        try:
+            text = self.db.ops.compose_sql(sql, params)
+        except Unquotable:  # a value psycopg cannot quote; running it will say why
+            text = sql
+        with self.debug_sql(text, params):
+            return CursorWrapper.execute(self, sql, params)
 
 
 class Insert:
@@ -262,7 +287,7 @@ class Insert:
             ]
         if returning:
             sql += f" RETURNING {column_of(self.pk)}"
-        with bound_cursor() if records else connection.cursor() as cursor:
+        with bound_cursor() as cursor:
             cursor.execute(sql, params)
             keys = cursor.fetchall() if returning else None
         for index, one in enumerate(objects):
@@ -302,7 +327,7 @@ class Update:
             for f in self.fields
         ]
         params.append(instance.pk)
-        with connection.cursor() as cursor:
+        with bound_cursor() as cursor:
             cursor.execute(self.sql(), params)
             if cursor.rowcount != 1:
                 raise DatabaseError("Save with update_fields did not affect any rows.")

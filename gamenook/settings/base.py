@@ -87,6 +87,15 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 # A connection kept open across requests or tasks is checked before reuse, so web
 # processes and Celery workers reconnect by themselves after a PostgreSQL restart.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # games.rows runs its hot statements bound on the server; psycopg prepares each
+    # after this many runs on a connection, so PostgreSQL plans it once. Django's own
+    # statements bind on the client and are never prepared. "off" behind a pooler
+    # that cannot keep prepared statements (docs/deploy.md).
+    _prepare = env.str("DATABASE_PREPARE_THRESHOLD", default="2")
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+        None if _prepare == "off" else int(_prepare)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth -----------------------------------------------------------------

@@ -214,3 +214,39 @@ def test_update_many_of_a_missing_row_raises() -> None:
 
     with pytest.raises(DatabaseError, match="updated 1 of 2 rows"):
         rows.UpdateMany(Table, ["seq"]).run([table, missing])
+
+
+def test_the_hot_statements_are_logged_with_their_values() -> None:
+    """Django's query log (DEBUG, ``CaptureQueriesContext``) reads each statement with its values.
+
+    On PostgreSQL they run bound on the server and prepared, and psycopg keeps
+    no text of a prepared run: without ``rows``' own log entry Django logs None.
+    """
+    host, guest = make_user("rows-log-host"), make_user("rows-log-guest")
+    table = start_table(host, guest)
+    with CaptureQueriesContext(connection) as queries:
+        for _ in range(4):  # past the threshold at which psycopg prepares a statement
+            rows.seats_with_table(table.pk)
+    logged = [q["sql"] for q in queries.captured_queries]
+    assert len(logged) == 4
+    for sql in logged:
+        assert isinstance(sql, str) and '"games_seat"' in sql
+        assert f"= {table.pk}" in sql and "%s" not in sql
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements: PostgreSQL")
+def test_the_hot_statements_are_prepared_once_per_connection() -> None:
+    """The lock and view statement is planned once per connection, then only executed."""
+    host, guest = make_user("rows-prep-host"), make_user("rows-prep-guest")
+    table = start_table(host, guest)
+    for _ in range(4):
+        seats, _seen = rows.seats_with_table(table.pk)
+    assert len(seats) == 2
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement FROM pg_prepared_statements WHERE statement LIKE %s",
+            ['%FROM "games_seat"%'],
+        )
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    assert len(prepared) == 1
+    assert "$1" in prepared[0]
