@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.urls import register_converter
@@ -14,6 +15,8 @@ from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
 from games.errors import ServiceError
+
+_S = TypeVar("_S", bound=serializers.Serializer[Any])
 
 
 def request_user(request: Request) -> User:
@@ -66,7 +69,7 @@ def parse_input(
     """
     if not isinstance(data, dict):
         raise InvalidBody()
-    serializer = serializer_class(data=data, partial=partial)
+    serializer = _with_kept_fields(serializer_class(data=data, partial=partial))
     unknown = unknown_fields(serializer.fields, data)
     if unknown:
         named = sorted(unknown)[:NAMED_UNKNOWN]
@@ -80,6 +83,33 @@ def parse_input(
     return dict(serializer.validated_data)
 
 
+_kept = threading.local()
+
+
+def _with_kept_fields(serializer: _S) -> _S:
+    """``serializer`` with its class's fields built once per thread, not once per request.
+
+    DRF gives every serializer a deep copy of its class's declared fields,
+    which re-runs each field's ``__init__``: two thirds of parsing an action's
+    four fields (docs/performance.md, "API load"). The input serializers here
+    never change their fields per request, so the first instance's fields are
+    kept (one set per class and thread) and handed to each new instance, every
+    field pointed at it as its parent, which is what a field reads the root's
+    ``partial`` and ``context`` through. A field keeps no state of its own
+    between two validations.
+    """
+    kept: dict[type[Any], Any] = _kept.__dict__.setdefault("fields", {})
+    fields = kept.get(type(serializer))
+    if fields is None:
+        kept[type(serializer)] = serializer.fields
+        return serializer
+    fields.serializer = serializer
+    for field in fields.values():
+        field.parent = serializer
+    serializer.__dict__["fields"] = fields  # the cached_property's own slot
+    return serializer
+
+
 def parse_query(
     serializer_class: type[serializers.Serializer[Any]], params: Mapping[str, str]
 ) -> dict[str, Any]:
@@ -88,7 +118,7 @@ def parse_query(
     DRF reads ``?status=`` as "not given" and applies the default, which
     answers a question the client did not ask.
     """
-    serializer = serializer_class(data=params)
+    serializer = _with_kept_fields(serializer_class(data=params))
     names: list[str] = list(serializer.fields.keys())
     empty = sorted(name for name in names if name in params and not params[name].strip())
     if empty:
