@@ -320,17 +320,79 @@ class Update:
             self._sql[vendor] = f"UPDATE {table} SET {sets} WHERE {table}.{pk} = %s"  # noqa: S608
         return self._sql[vendor]
 
-    def run(self, instance: Model) -> None:
+    def params(self, instance: Model) -> list[Any]:
+        """The statement's values: each field's as ``save()`` writes it, then the row's key."""
         db = here()
         params = [
             f.get_db_prep_save(f.pre_save(instance, False), db)  # type: ignore[union-attr]
             for f in self.fields
         ]
         params.append(instance.pk)
+        return params
+
+    def run(self, instance: Model) -> None:
+        params = self.params(instance)
         with bound_cursor() as cursor:
             cursor.execute(self.sql(), params)
             if cursor.rowcount != 1:
                 raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+class InsertAndUpdate:
+    """``Insert``'s rows, ``Update``'s row and one more question, in one statement on PostgreSQL.
+
+    An action wrote its moves, saved the table's snapshot, then asked whether
+    anyone watches the table: three round trips, each a send, a wake of the
+    server and a wait, on a machine where both share the cores. Here they are
+    one: the INSERT and the UPDATE as data-modifying ``WITH`` queries, and
+    ``also`` (a scalar subquery, such as ``EXISTS (...)``) read in the same
+    statement. Run after the row lock the caller holds, it sees what a
+    statement of its own would see there. The inserted rows are matched to
+    ``objects`` by ``key`` (a field unique among them), so their order on the
+    way back does not matter. Other backends (and no rows to insert) run the
+    three statements one after the other.
+    """
+
+    def __init__(self, insert: Insert, update: Update, *, key: str, also: str) -> None:
+        self.insert = insert
+        self.update = update
+        self.key = next(f for f in insert.fields if f.name == key)
+        self.also = also
+        self._sql: dict[str, str] = {}
+
+    def sql(self) -> str:
+        vendor = connection.vendor
+        if vendor not in self._sql:
+            records = self.insert.records
+            names = ", ".join(f"v.{column_of(f)}" for f in self.insert.fields)
+            pk, key = column_of(self.insert.pk), column_of(self.key)
+            # Update.sql() ends "WHERE <key> = %s": the row's key is its last value.
+            self._sql[vendor] = (
+                f"WITH i AS ({self.insert.head()}SELECT {names} FROM {records.source()}"  # noqa: S608
+                f" RETURNING {pk}, {key}), u AS ({self.update.sql()} RETURNING 1)"
+                f" SELECT i.{pk}, i.{key}, (SELECT count(*) FROM u), ({self.also}) FROM i"
+            )
+        return self._sql[vendor]
+
+    def run(self, objects: Sequence[Model], instance: Model, also: Sequence[Any]) -> Any:
+        """Insert ``objects``, save ``instance``; answer ``also`` asked with the values ``also``."""
+        if connection.vendor != "postgresql" or not objects:
+            self.insert.run(objects)
+            self.update.run(instance)
+            return fetch(f"SELECT ({self.also})", also)[0][0]
+        params = [self.insert.records.param(objects, add=True), *self.update.params(instance)]
+        with bound_cursor() as cursor:
+            cursor.execute(self.sql(), [*params, *also])
+            found = cursor.fetchall()
+        if len(found) != len(objects) or found[0][2] != 1:
+            raise DatabaseError(f"inserted {len(found)} of {len(objects)} rows, or no row updated")
+        keys = {key: pk for pk, key, _updated, _also in found}
+        for one in objects:
+            one.pk = keys[getattr(one, self.key.attname)]
+            # Saved, as bulk_create leaves them.
+            one._state.adding = False  # noqa: SLF001
+            one._state.db = connection.alias  # noqa: SLF001
+        return found[0][3]
 
 
 class UpdateMany:

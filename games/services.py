@@ -282,11 +282,13 @@ def _apply_locked(
 
     The caller holds the row lock inside ``transaction.atomic()``. A
     ``flip.RuleError`` from any action propagates and the transaction rolls
-    back: nothing is written. The moves go in with one INSERT.
+    back: nothing is written. The moves, the snapshot and the question
+    whether anyone watches go in one statement on PostgreSQL (``_PLAY_SAVE``).
     """
     result = _play(table, state, seat, next_action, source)
-    _MOVE_INSERT.run(result.moves)
-    _commit_locked(table, new_turn=result.new_turn, fields=_SNAPSHOT_FIELDS)
+    # The moves, the snapshot and whether anyone watches: one statement (games.rows).
+    watched = _PLAY_SAVE.run(result.moves, table, [table.pk])
+    _notify_on_commit(table, new_turn=result.new_turn, watched=bool(watched))
     return result
 
 
@@ -670,6 +672,13 @@ def _connection_sql() -> str:
 
 
 _CONNECTION_SQL = _connection_sql()
+#: An action's writes: its moves, the table's snapshot, and the question ``_is_watched`` asks.
+_PLAY_SAVE = rows.InsertAndUpdate(
+    _MOVE_INSERT,
+    rows.Update(Table, _SNAPSHOT_FIELDS),
+    key="seq",
+    also=f"EXISTS ({_CONNECTION_SQL})",
+)
 
 
 def _is_watched(table_id: int) -> bool:

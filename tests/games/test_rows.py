@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts import services as accounts
 from accounts.authentication import TokenAuthentication
 from games import rows
-from games.models import Move, Seat, Table
+from games.models import Connection, Move, Seat, Table
 from tests.factories import make_user, start_table
 
 pytestmark = pytest.mark.django_db
@@ -250,3 +250,78 @@ def test_the_hot_statements_are_prepared_once_per_connection() -> None:
         prepared = [statement for (statement,) in cursor.fetchall()]
     assert len(prepared) == 1
     assert "$1" in prepared[0]
+
+
+def _moves(table: Table, first: int, count: int) -> list[Move]:
+    return [
+        Move(
+            table=table,
+            seq=first + i,
+            round=1,
+            seat=i % 2,
+            action="play",
+            payload={"events": [{"n": i, "name": 'Zoë "q"'}]},
+            source=Move.Source.PLAYER,
+        )
+        for i in range(count)
+    ]
+
+
+_WATCHED = f"EXISTS (SELECT 1 FROM {Connection._meta.db_table} WHERE table_id = %s)"  # noqa: S608 (the model's name)
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_insert_and_update_stores_what_the_two_statements_store(count: int) -> None:
+    table = start_table(make_user("rows-iu-a"), make_user("rows-iu-b"))
+    stamp = table.updated_at
+    moves = _moves(table, 2000, count)
+    table.seq = 2000 + count - 1
+    table.state = {**(table.state or {}), "marker": ["é", 1]}
+    both = rows.InsertAndUpdate(
+        rows.Insert(Move),
+        rows.Update(Table, ["seq", "state", "updated_at"]),
+        key="seq",
+        also=_WATCHED,
+    )
+
+    with CaptureQueriesContext(connection) as queries:
+        watched = both.run(moves, table, [table.pk])
+
+    assert watched is False or watched == 0
+    if connection.vendor == "postgresql":
+        assert len(queries.captured_queries) == 1
+    stored = {move.seq: move for move in Move.objects.filter(table=table, seq__gte=2000)}
+    assert sorted(stored) == [move.seq for move in moves]
+    for move in moves:
+        assert not move._state.adding
+        assert _values(stored[move.seq]) == _values(move)  # the keys matched by seq, too
+    saved = Table.objects.get(pk=table.pk)
+    assert (saved.seq, saved.state, saved.updated_at) == (table.seq, table.state, table.updated_at)
+    assert table.updated_at > stamp
+
+
+def test_insert_and_update_answers_the_question_after_the_writes() -> None:
+    host = make_user("rows-iu-c")
+    table = start_table(host, make_user("rows-iu-d"))
+    Connection.objects.create(table=table, user=host, channel="rows-iu", seen_at=timezone.now())
+    both = rows.InsertAndUpdate(
+        rows.Insert(Move), rows.Update(Table, ["seq"]), key="seq", also=_WATCHED
+    )
+    table.seq = 3000
+
+    assert both.run(_moves(table, 3000, 1), table, [table.pk])
+
+
+def test_insert_and_update_of_a_missing_row_raises_and_writes_nothing() -> None:
+    table = start_table(make_user("rows-iu-e"), make_user("rows-iu-f"))
+    before = Move.objects.count()
+    missing = Table.objects.get(pk=table.pk)
+    missing.pk = table.pk + 1000
+    both = rows.InsertAndUpdate(
+        rows.Insert(Move), rows.Update(Table, ["seq"]), key="seq", also=_WATCHED
+    )
+
+    with pytest.raises(DatabaseError), transaction.atomic():
+        both.run(_moves(table, 4000, 2), missing, [table.pk])
+
+    assert Move.objects.count() == before
