@@ -290,10 +290,14 @@ class Insert:
         with bound_cursor() as cursor:
             cursor.execute(sql, params)
             keys = cursor.fetchall() if returning else None
+        self.saved(objects, None if keys is None else [key for (key,) in keys])
+
+    @staticmethod
+    def saved(objects: Sequence[Model], keys: Sequence[Any] | None) -> None:
+        """Mark ``objects`` inserted as ``bulk_create`` leaves them: keys set (if known), saved."""
         for index, one in enumerate(objects):
             if keys is not None:
-                one.pk = keys[index][0]
-            # Saved, as bulk_create leaves them.
+                one.pk = keys[index]
             one._state.adding = False  # noqa: SLF001
             one._state.db = connection.alias  # noqa: SLF001
 
@@ -387,11 +391,7 @@ class InsertAndUpdate:
         if len(found) != len(objects) or found[0][2] != 1:
             raise DatabaseError(f"inserted {len(found)} of {len(objects)} rows, or no row updated")
         keys = {key: pk for pk, key, _updated, _also in found}
-        for one in objects:
-            one.pk = keys[getattr(one, self.key.attname)]
-            # Saved, as bulk_create leaves them.
-            one._state.adding = False  # noqa: SLF001
-            one._state.db = connection.alias  # noqa: SLF001
+        self.insert.saved(objects, [keys[getattr(one, self.key.attname)] for one in objects])
         return found[0][3]
 
 
