@@ -22,7 +22,7 @@ from flip import GameState
 from flip.bots import LEVELS
 from tests.flip.random_tables import invariants, play_table
 
-CI_TABLES = 400
+CI_TABLES = 250
 SLOW_TABLES = 3000
 CI_HARD_BUDGET = 300
 

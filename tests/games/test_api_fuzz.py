@@ -31,7 +31,7 @@ def _fuzz(*args: str, timeout: int) -> None:
 
 @pytest.mark.e2e
 def test_schemathesis_finds_no_server_error_and_no_schema_mismatch() -> None:
-    _fuzz("--max-time", "90", "--seed", "1", timeout=300)
+    _fuzz("--max-time", "45", "--seed", "1", timeout=300)
 
 
 @pytest.mark.e2e

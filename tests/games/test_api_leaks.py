@@ -28,7 +28,9 @@ from flip.cards import CODE_OF, COLORS, SORT_OF, SYMBOLS
 from games.models import Move, Table
 from tests.games.conftest import make_user
 
-GAMES = int(__import__("os").environ.get("LEAK_GAMES", "100"))
+#: Whole games in CI (two cycles of the layouts below); ``pytest -m slow`` plays SLOW_GAMES.
+GAMES = int(__import__("os").environ.get("LEAK_GAMES", "40"))
+SLOW_GAMES = 400
 # (people, bots) in a cycle of twenty: two or three seats, mostly with easy bots
 # (games where only people play cost twice the requests: each move needs a fresh view).
 LAYOUTS = [
@@ -248,11 +250,20 @@ def play_one_game(index: int) -> dict[str, int]:
     return counts
 
 
-def test_whole_games_through_the_api_never_leak_what_a_seat_may_not_see() -> None:
+def _play_games(games: int) -> None:
     totals: Counter[str] = Counter()
-    for index in range(GAMES):
+    for index in range(games):
         totals.update(play_one_game(index))
 
-    assert totals["games"] == GAMES
-    assert totals["actions"] > GAMES * 5
-    assert totals["logs"] > GAMES * 2
+    assert totals["games"] == games
+    assert totals["actions"] > games * 5
+    assert totals["logs"] > games * 2
+
+
+def test_whole_games_through_the_api_never_leak_what_a_seat_may_not_see() -> None:
+    _play_games(GAMES)
+
+
+@pytest.mark.slow
+def test_many_whole_games_through_the_api_never_leak_what_a_seat_may_not_see() -> None:
+    _play_games(SLOW_GAMES)
