@@ -1,8 +1,10 @@
-"""Hard plays each seat as the table shows it: an Easy bot as Easy, a Normal bot as Normal.
+"""Bots read who plays each seat as the table shows it.
 
 Which seats are bots, and of which level, is public (the API serves every
 seat's ``bot_level`` to everyone at the table), so ``choose`` may be handed it
-as ``levels``. Only Hard reads it; without it Hard plays as it always did.
+as ``levels``. Hard plays an Easy bot's seat as Easy, a Normal bot's as
+Normal; Normal races a table of Easy bots only. Without it both play as they
+always did.
 """
 
 from __future__ import annotations
@@ -16,9 +18,12 @@ from typing import Any
 import pytest
 
 from flip import Action, GameState, Options, apply, flip_memory, new_game, public_history, view
-from flip.bots import EasyBot, HardBot, make_bot
+from flip.bots import EasyBot, HardBot, NormalBot, make_bot
+from flip.bots.base import FACE_BY_CODE, OTHER_FACES
 from flip.bots.hard import easy_policy, normal_policy
+from flip.bots.normal import RACE, Race, W, racing
 from flip.bots.tournament import to_action
+from flip.cards import NO_COLOR
 from flip.engine import CHOOSE_COLOR, PLAY
 from flip.state import PENDING_DRAWN
 from tests.flip.random_tables import assert_legal
@@ -206,3 +211,92 @@ def test_hard_refuses_levels_that_do_not_describe_the_table(levels: list[str | N
     state, _ = new_game(Options(seats=4), "refuse")
     with pytest.raises(ValueError, match="levels|level"):
         HardBot("r", budget=SMALL_HARD).choose(view(state, state.current), levels=levels)
+
+
+def test_normal_races_only_a_table_where_every_other_seat_in_the_game_is_an_easy_bot() -> None:
+    state, _ = new_game(Options(seats=4), "race")
+    seen = view(state, state.current)
+    me = seen["seat"]
+    others = [i for i in range(4) if i != me]
+    assert not racing(seen, None)
+    assert racing(seen, ["easy"] * 4)
+    assert racing(seen, [None if i == me else "easy" for i in range(4)])
+    for who in (None, "normal", "hard"):
+        for seat in others:
+            levels: list[str | None] = ["easy"] * 4
+            levels[seat] = who
+            assert not racing(seen, levels)
+    # A person who has left is no longer at the table to race against.
+    gone = others[0]
+    apply(state, gone, Action("leave"), inplace=True)
+    seen = view(state, state.current)
+    levels = ["easy"] * 4
+    levels[gone] = None
+    assert racing(seen, levels)
+
+
+def test_normal_plays_its_rules_unchanged_wherever_a_seat_is_not_an_easy_bot() -> None:
+    """Hard's rollouts and its head start play Normal without ``levels``: that must stay exact.
+
+    Hard is in the game whenever it searches, so every Normal seat it models
+    sees a seat that is not Easy and plays the rules of ``W``, as without levels.
+    """
+    changed = 0
+    for index, (state, seat, levels) in enumerate(_table(150, "rules")):
+        seen = view(state, seat)
+        plain = NormalBot(f"n:{index}").choose(seen)
+        told = NormalBot(f"n:{index}").choose(seen, levels=levels)
+        if racing(seen, levels):
+            changed += told != plain
+        else:
+            assert told == plain
+        at_hards_table = list(levels)
+        at_hards_table[(seat + 1) % len(levels)] = "hard"
+        assert NormalBot(f"n:{index}").choose(seen, levels=at_hards_table) == plain
+    assert changed > 0  # the race is a different game, and it shows
+
+
+def test_race_reads_who_acts_next_and_how_likely_they_can_follow() -> None:
+    face = FACE_BY_CODE
+    seen: dict[str, Any] = {
+        "seat": 0,
+        "direction": "clockwise",
+        "options": {"two_seat_reverse_skips": True},
+        "players": [
+            {"seat": 0, "count": 3, "in_game": True},
+            {"seat": 1, "count": 1, "in_game": True, "faces": ["moon-3"]},
+            {"seat": 2, "count": 2, "in_game": False, "faces": ["star-2", "star-4"]},
+            {"seat": 3, "count": 2, "in_game": True, "faces": ["gem-7", "bolt-4"]},
+        ],
+    }
+    race = Race(seen)
+    assert race.order == [1, 3]  # seat 2 has left
+    assert race.after(face["flame-5"]) == 1
+    assert race.after(face["flame-skip"]) == 3
+    assert race.after(face["flame-draw-one"]) == 3
+    assert race.after(face["flame-reverse"]) == 3  # the turn goes back the other way
+    assert race.after(face["wild-draw-two"]) == 3
+    assert race.after(face["moon-skip-everyone"]) is None
+    # Seat 1's one card shows moon-3: its active face is one of the light faces behind
+    # it, each as likely; the chance that seat 1 can follow is the share that match.
+    behind = OTHER_FACES["moon-3"]
+    for code in ("flame-5", "sun-2", "leaf-9", "wave-7"):
+        played = face[code]
+        can = sum(
+            1
+            for f in behind
+            if f.color in (played.color, NO_COLOR) or f.match_key == played.match_key
+        )
+        expected = (RACE["follow"] + RACE["follow_last"]) * can / len(behind)
+        assert race.follow_cost(played, None, RACE) == pytest.approx(expected)
+        assert race.follow_cost(played, None, W) == 0.0  # the rules alone never read it
+    # Seat 3 acts after a Skip: two cards, each followed independently.
+    skip = face["flame-skip"]
+    stuck = 1.0
+    for code in ("gem-7", "bolt-4"):
+        others = OTHER_FACES[code]
+        can = sum(1 for f in others if f.color in (skip.color, NO_COLOR) or f.match_key == "skip")
+        stuck *= 1 - can / len(others)
+    cost = race.follow_cost(skip, None, RACE)
+    assert cost == pytest.approx((RACE["follow"] + RACE["follow_two"]) * (1 - stuck))
+    assert race.follow_cost(face["moon-skip-everyone"], None, RACE) == 0.0
