@@ -303,11 +303,12 @@ class Race:
         players: list[dict[str, Any]] = view["players"]
         self.direction = direction_of(view)
         self.reverse_skips = bool(view["options"]["two_seat_reverse_skips"])
+        # The other seats in the game, in the order they play after this one.
         self.order: list[int] = []
         seat = self.me
-        while True:
+        for _ in range(len(players) - 1):
             seat = next_seat(players, seat, self.direction)
-            if seat == self.me:
+            if seat == self.me or seat in self.order:
                 break
             self.order.append(seat)
         self.hands: dict[int, list[tuple[Face, ...]]] = {
