@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -25,6 +26,7 @@ from flip.bots.normal import RACE, Race, W, racing
 from flip.bots.tournament import to_action
 from flip.cards import NO_COLOR
 from flip.engine import CHOOSE_COLOR, PLAY
+from flip.engine import check as check
 from flip.state import PENDING_DRAWN
 from tests.flip.random_tables import assert_legal
 
@@ -300,3 +302,23 @@ def test_race_reads_who_acts_next_and_how_likely_they_can_follow() -> None:
     cost = race.follow_cost(skip, None, RACE)
     assert cost == pytest.approx((RACE["follow"] + RACE["follow_two"]) * (1 - stuck))
     assert race.follow_cost(face["moon-skip-everyone"], None, RACE) == 0.0
+
+
+def test_every_rollout_policy_answers_a_legal_action_of_the_seat_to_act() -> None:
+    """Hard's rollouts apply the policies' actions without the engine's check (``rollout``)."""
+    met: Counter[str] = Counter()
+    for game in range(60):
+        rng = random.Random(f"legal:{game}")
+        seats = 2 + game % 9
+        state, _ = new_game(Options(seats=seats, two_seat_reverse_skips=game % 2 == 0), f"l:{game}")
+        while not state.over:
+            for name, policy in (("normal", normal_policy), ("easy", easy_policy)):
+                action = policy(state, random.Random(rng.getrandbits(32)))
+                check(state, state.current, action)  # raises RuleError if it is not legal
+                met[f"{name} {action.type}"] += 1
+            met[f"pending {state.pending}"] += 1
+            chosen = normal_policy if rng.random() < 0.5 else easy_policy
+            apply(state, state.current, chosen(state, rng), inplace=True)
+    for kind in ("play", "draw", "choose_color"):
+        assert met[f"normal {kind}"] > 0 and met[f"easy {kind}"] > 0, kind
+    assert met[f"pending {PENDING_DRAWN}"] > 0
