@@ -124,10 +124,16 @@ def color_counts(faces: list[Face], side: int) -> dict[int, int]:
     return counts
 
 
-def best_color(names: list[str], faces: list[Face], side: int, rng: random.Random) -> str:
-    """Of ``names``, the colour ``faces`` hold most of (points break ties, then rng)."""
+def color_weights(faces: list[Face], side: int) -> dict[int, float]:
+    """How much of each colour of ``side`` ``faces`` hold: a card each, its points breaking ties."""
     counts = dict.fromkeys(SIDE_COLORS[side], 0.0)
     for f in faces:
         if f.color != NO_COLOR:
             counts[f.color] += 1.0 + f.points / 100.0
+    return counts
+
+
+def best_color(names: list[str], faces: list[Face], side: int, rng: random.Random) -> str:
+    """Of ``names``, the colour ``faces`` hold most of (points break ties, then rng)."""
+    counts = color_weights(faces, side)
     return max(names, key=lambda name: (counts.get(COLORS.index(name), 0.0), rng.random()))

@@ -193,8 +193,7 @@ def rollout(
     """
     steps = 0
     while not s.over and steps < depth:
-        seat = s.current
-        advance(s, Seat(seat), policy(s, rng))
+        advance(s, Seat(s.current), policy(s, rng))
         steps += 1
     return leaf_value(s, me), steps
 

@@ -58,6 +58,7 @@ from .base import (
     View,
     best_color,
     check_levels,
+    color_weights,
     direction_of,
     next_seat,
     only_choice,
@@ -69,9 +70,67 @@ ATTACKS = frozenset({DRAW_ONE, DRAW_FIVE, SKIP})
 AGAIN_TWO = frozenset({DRAW_ONE, DRAW_FIVE, SKIP, WILD_DRAW_TWO, WILD_DRAW_COLOR})
 
 
-def hand_badness(faces: list[Face], w: Weights | None = None) -> float:
+Weights = Mapping[str, float]
+
+#: The weights of the rules of thumb (tuned by tournaments against Easy, and kept
+#: where they are because Hard's rollouts and its prior play them).
+W: Weights = MappingProxyType(
+    {
+        "points": 0.25,
+        "points_danger": 1.0,
+        "danger_count": 2,
+        "restricted_threat": 35.0,
+        "restricted_keep": -10.0,
+        "wild_keep": -30.0,
+        "same_color": 4.0,
+        "attack_threat": 25.0,
+        "attack_keep": -5.0,
+        "skip_all": 8.0,
+        "skip_all_danger": 25.0,
+        "reverse_two": 10.0,
+        "reverse_turn": 20.0,
+        "reverse_keep": -20.0,
+        "flip": 1.0,
+        "flip_threat_wild": -40.0,
+        "flip_threat_plain": 5.0,
+        "bad_points": 0.3,
+        "bad_wild": 25.0,
+        "bad_color": 4.0,
+        "finish": 100.0,
+        "follow": 0.0,
+        "color_keep": 0.0,
+        "follow_last": 0.0,
+        "follow_two": 0.0,
+    }
+)
+
+#: Against a table of Easy bots only (``racing``): a race. Points left in a hand
+#: cost nothing when the only question is who goes out first, and a random
+#: player neither saves its attacks nor punishes ours, so every tempo card is
+#: played when it can be and Wilds are kept for when nothing else follows.
+RACE: Weights = MappingProxyType(
+    {
+        **W,
+        "points": 0.0,
+        "danger_count": 1,
+        "restricted_keep": -20.0,
+        "wild_keep": -60.0,
+        "same_color": 5.0,
+        "attack_threat": 40.0,
+        "attack_keep": 3.0,
+        "skip_all": 3.0,
+        "flip_threat_plain": -5.0,
+        "bad_points": 0.1,
+        "follow": 20.0,
+        "color_keep": 25.0,
+        "follow_last": 100.0,
+        "follow_two": 0.0,
+    }
+)
+
+
+def hand_badness(faces: list[Face], w: Weights = W) -> float:
     """How hard a hand is to get rid of, and how much it would cost (lower is better)."""
-    w = W if w is None else w
     if not faces:
         return 0.0
     counts: dict[int, int] = {}
@@ -89,9 +148,8 @@ def hand_badness(faces: list[Face], w: Weights | None = None) -> float:
     )
 
 
-def expected_other_badness(faces: list[Face], w: Weights | None = None) -> float:
+def expected_other_badness(faces: list[Face], w: Weights = W) -> float:
     """``hand_badness`` of the other faces, averaged per card over the pairing table."""
-    w = W if w is None else w
     if not faces:
         return 0.0
     points = wilds = 0.0
@@ -150,7 +208,7 @@ class NormalBot(Bot):
             elif race is None:
                 color = best_color(colors, rest, side, self.rng)
             else:
-                color = race.best_color(face, colors, rest, w, self.rng)
+                color = race.best_color(face, colors, rest, side, w, self.rng)
             score = play_score(face, rest, ctx, w) + self.rng.random() * 0.5
             if race is not None:
                 score -= race.follow_cost(face, color, w)
@@ -229,65 +287,6 @@ class Context:
         return ctx
 
 
-Weights = Mapping[str, float]
-
-#: The weights of the rules of thumb (tuned by tournaments against Easy, and kept
-#: where they are because Hard's rollouts and its prior play them).
-W: Weights = MappingProxyType(
-    {
-        "points": 0.25,
-        "points_danger": 1.0,
-        "danger_count": 2,
-        "restricted_threat": 35.0,
-        "restricted_keep": -10.0,
-        "wild_keep": -30.0,
-        "same_color": 4.0,
-        "attack_threat": 25.0,
-        "attack_keep": -5.0,
-        "skip_all": 8.0,
-        "skip_all_danger": 25.0,
-        "reverse_two": 10.0,
-        "reverse_turn": 20.0,
-        "reverse_keep": -20.0,
-        "flip": 1.0,
-        "flip_threat_wild": -40.0,
-        "flip_threat_plain": 5.0,
-        "bad_points": 0.3,
-        "bad_wild": 25.0,
-        "bad_color": 4.0,
-        "finish": 100.0,
-        "follow": 0.0,
-        "color_keep": 0.0,
-        "follow_last": 0.0,
-        "follow_two": 0.0,
-    }
-)
-
-#: Against a table of Easy bots only (``racing``): a race. Points left in a hand
-#: cost nothing when the only question is who goes out first, and a random
-#: player neither saves its attacks nor punishes ours, so every tempo card is
-#: played when it can be and Wilds are kept for when nothing else follows.
-RACE: Weights = MappingProxyType(
-    {
-        **W,
-        "points": 0.0,
-        "danger_count": 1,
-        "restricted_keep": -20.0,
-        "wild_keep": -60.0,
-        "same_color": 5.0,
-        "attack_threat": 40.0,
-        "attack_keep": 3.0,
-        "skip_all": 3.0,
-        "flip_threat_plain": -5.0,
-        "bad_points": 0.1,
-        "follow": 20.0,
-        "color_keep": 25.0,
-        "follow_last": 100.0,
-        "follow_two": 0.0,
-    }
-)
-
-
 class Race:
     """What a race reads from the view: how likely the next seat to act can follow a card.
 
@@ -296,23 +295,24 @@ class Race:
     likely (the view alone, as every rule of Normal reads it).
     """
 
-    __slots__ = ("direction", "hands", "me", "order", "reverse_skips")
+    __slots__ = ("hands", "order", "reverse_skips")
 
     def __init__(self, view: View) -> None:
-        self.me: int = view["seat"]
+        me: int = view["seat"]
         players: list[dict[str, Any]] = view["players"]
-        self.direction = direction_of(view)
+        direction = direction_of(view)
         self.reverse_skips = bool(view["options"]["two_seat_reverse_skips"])
         # The other seats in the game, in the order they play after this one.
         self.order: list[int] = []
-        seat = self.me
+        seat = me
         for _ in range(len(players) - 1):
-            seat = next_seat(players, seat, self.direction)
-            if seat == self.me or seat in self.order:
+            seat = next_seat(players, seat, direction)
+            if seat == me or seat in self.order:
                 break
             self.order.append(seat)
+        # Each of their cards: the faces that may be active behind the face the view shows.
         self.hands: dict[int, list[tuple[Face, ...]]] = {
-            p["seat"]: [OTHER_FACES[code] for code in p.get("faces", [])] for p in players
+            seat: [OTHER_FACES[code] for code in players[seat]["faces"]] for seat in self.order
         }
 
     def after(self, face: Face) -> int | None:
@@ -359,13 +359,16 @@ class Race:
         return weight * (1.0 - stuck)
 
     def best_color(
-        self, face: Face, names: list[str], rest: list[Face], w: Weights, rng: random.Random
+        self,
+        face: Face,
+        names: list[str],
+        rest: list[Face],
+        side: int,
+        w: Weights,
+        rng: random.Random,
     ) -> str:
         """The colour for a Wild: what the hand keeps most of, and the next seat follows least."""
-        counts: dict[int, float] = {}
-        for f in rest:
-            if f.color != NO_COLOR:
-                counts[f.color] = counts.get(f.color, 0.0) + 1.0 + f.points / 100.0
+        counts = color_weights(rest, side)
 
         def value(name: str) -> tuple[float, float]:
             keep = w["color_keep"] * counts.get(COLORS.index(name), 0.0)
