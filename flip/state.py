@@ -145,9 +145,9 @@ class GameState:
     #: shares it, as a handle is a function of the seed, round, flips and card.
     handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
     #: Other hands' sorted faces as views have shown them this round, by side
-    #: and cards (``flip.view``). Never saved or compared; shared by copies,
+    #: (one dict each) and cards (``flip.view``). Never saved or compared; shared by copies,
     #: as the faces are a function of the side and the cards alone.
-    faces_memo: tuple[int, dict[tuple[int, ...], tuple[FaceCode, ...]]] | None = field(
+    faces_memo: tuple[int, tuple[dict[tuple[int, ...], tuple[FaceCode, ...]], ...]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 

@@ -54,8 +54,8 @@ class HandleMemo:
     ``names``: the handles computed so far, by card; ``hands``: a hand's cards
     in the view's order (by face, equal faces by handle) with their handles
     and faces, by the hand's cards in hand order (each card by its position in
-    the hand). The keyed hash is set up once (``hasher``, copied for each
-    handle).
+    the hand). ``stream``: the handles' bytes for the whole deck, from one
+    keyed hash (``_handle_stream``).
     """
 
     __slots__ = (
@@ -63,14 +63,13 @@ class HandleMemo:
         "discard_faces",
         "flips",
         "hands",
-        "hasher",
         "names",
         "options",
         "options_view",
-        "prefix",
         "round",
         "seed",
         "side",
+        "stream",
     )
 
     def __init__(self, s: GameState) -> None:
@@ -80,8 +79,7 @@ class HandleMemo:
         self.side = s.side
         self.names: dict[int, Handle] = {}
         self.hands: dict[tuple[int, ...], list[tuple[int, Handle, FaceCode]]] = {}
-        self.hasher = hashlib.blake2b(key=s.seed.encode()[:64], digest_size=6)
-        self.prefix = f"{s.round}:{s.flips}:".encode()
+        self.stream = _handle_stream(s.seed, s.round, s.flips, b"")
         #: The discard pile last shown and its faces: the pile only grows on
         #: top between flips and reshuffles, so a view adds the new faces only.
         self.discard: list[Card] = []
@@ -106,9 +104,10 @@ class HandleMemo:
 def handle(s: GameState, card: int) -> Handle:
     """The opaque name of ``card`` for its holder, valid until the next flip.
 
-    A keyed hash of the round, the number of flips and the card, keyed by
-    the game's secret seed; each is computed once per round and flip and
-    remembered on the state (``GameState.handle_memo``).
+    Six bytes, in hexadecimal, of a keyed hash of the round and the number of
+    flips, keyed by the game's secret seed: the card's own six in the hash's
+    output for the whole deck (``_handle_stream``), made once per round and
+    flip and remembered on the state (``GameState.handle_memo``).
     """
     memo = _memo(s)
     name = memo.names.get(card)
@@ -118,13 +117,35 @@ def handle(s: GameState, card: int) -> Handle:
 
 
 def _new_handle(memo: HandleMemo, card: int) -> Handle:
-    digest = memo.hasher.copy()
-    digest.update(memo.prefix + (_CARD_BYTES[card] if 0 <= card < DECK_SIZE else b"%d" % card))
-    name = memo.names[card] = _as_handle(digest.hexdigest())
+    if 0 <= card < DECK_SIZE:
+        at = card * HANDLE_BYTES
+        name = memo.names[card] = _as_handle(memo.stream[at : at + HANDLE_BYTES].hex())
+    else:  # no card of the deck: a handle that no card has
+        stream = _handle_stream(memo.seed, memo.round, memo.flips, b"%d" % card)
+        name = memo.names[card] = _as_handle(stream[:HANDLE_BYTES].hex())
     return name
 
 
-_CARD_BYTES: Final = [str(card).encode() for card in DECK]
+#: A handle's bytes: 48 bits, written as 12 hexadecimal digits.
+HANDLE_BYTES: Final = 6
+
+
+def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
+    """The handles of the deck's cards for one round and number of flips, one after another.
+
+    SHAKE-256 of the seed (length first, so no seed is a prefix of another's
+    input), the round and the number of flips; with ``card``, of that too,
+    for the one handle of a number that is no card. A sponge hash is a sound
+    keyed hash with the key in front (no length extension), and one call
+    hashes the whole deck's handles for about the price of four single ones:
+    a round and flip lasts about fifteen views, which need some twenty-five
+    handles between them.
+    """
+    key = seed.encode()
+    data = b"flip handles:%d:%s:%d:%d:%s" % (len(key), key, round_, flips, card)
+    return hashlib.shake_256(data).digest(HANDLE_BYTES * (DECK_SIZE if not card else 1))
+
+
 # ``Handle`` is a ``str``; calling ``str`` on one is a C call that returns it,
 # cheaper than the NewType's own call.
 _as_handle: Final = cast("Callable[[str], Handle]", str)
@@ -132,9 +153,11 @@ _as_handle: Final = cast("Callable[[str], Handle]", str)
 
 def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
     """The faces of ``cards`` on ``side``, in the order of ruling 13."""
-    return tuple(
-        map(_FACE_OF_RANK[side].__getitem__, sorted(map(_RANK_OF[side].__getitem__, cards)))
-    )
+    rank = _RANK_OF[side]
+    ranks = [rank[c] for c in cards]
+    ranks.sort()
+    face = _FACE_OF_RANK[side]
+    return tuple([face[r] for r in ranks])
 
 
 def _memo(s: GameState) -> HandleMemo:
@@ -157,25 +180,40 @@ def _sorted_own(
 ) -> list[tuple[int, Handle, FaceCode]]:
     """``own`` in the view's order: each card's position in ``own``, handle and face.
 
+    Sorted by face, equal faces by handle (never by card number: ruling 10).
+    The faces are sorted as small numbers (rank and position in one); only a
+    hand that holds one face twice is sorted again with its handles.
     Computed once per hand (its cards in hand order) in a round and flip.
     """
     key = tuple(own)
     ordered = memo.hands.get(key)
     if ordered is None:
-        names = memo.names
         side = s.side
-        order = SORT_OF[side]
+        rank = _RANK_OF[side]
+        keys = [(rank[c] << _ORDER_SHIFT) | position for position, c in enumerate(own)]
+        keys.sort()
+        names = memo.names
         codes = CODE_OF[side]
-        decorated = []
-        for position, c in enumerate(own):
+        ordered = []
+        tied = False
+        last = -1
+        for at in keys:
+            position = at & _POSITIONS
+            c = own[position]
             name = names.get(c)
             if name is None:
                 name = _new_handle(memo, c)
-            decorated.append((order[c], name, position, codes[c]))
-        decorated.sort()
-        # Sorted by face, equal faces by handle (never by card number: ruling 10).
-        ordered = memo.hands[key] = [(at, name, face) for _, name, at, face in decorated]
+            ordered.append((position, name, codes[c]))
+            tied = tied or at >> _ORDER_SHIFT == last
+            last = at >> _ORDER_SHIFT
+        if tied:
+            ordered.sort(key=_by_face_then_handle)
+        memo.hands[key] = ordered
     return ordered
+
+
+def _by_face_then_handle(card: tuple[int, Handle, FaceCode]) -> tuple[int, Handle]:
+    return _SORT_BY_CODE[card[2]][0], card[1]
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:
@@ -210,9 +248,12 @@ _BY_RANK: Final[tuple[tuple[FaceCode, ...], ...]] = tuple(
 _RANK: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(_BY_RANK[side].index(CODE_OF[side][card]) for card in DECK) for side in (0, 1)
 )
-# The same as lists: a list's bound ``__getitem__`` is a fast call, a tuple's is not.
 _RANK_OF: Final[tuple[list[int], ...]] = tuple(list(ranks) for ranks in _RANK)
 _FACE_OF_RANK: Final[tuple[list[FaceCode], ...]] = tuple(list(faces) for faces in _BY_RANK)
+# A card of one's own hand as one number while it is sorted: its face's rank above
+# its position in the hand (a hand holds at most the whole deck).
+_ORDER_SHIFT: Final = DECK_SIZE.bit_length()
+_POSITIONS: Final = (1 << _ORDER_SHIFT) - 1
 
 
 _DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
@@ -305,8 +346,8 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
     active = s.active
     memo = s.faces_memo
     if memo is None or memo[0] != s.round:
-        memo = s.faces_memo = (s.round, {})
-    shown = memo[1]
+        memo = s.faces_memo = (s.round, ({}, {}))
+    shown = memo[1][other]
     players: list[PlayerView] = []
     for i in range(s.options.seats):
         held = hands[i]
@@ -314,7 +355,7 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
             players.append({"seat": SEATS[i], "count": len(held), "in_game": active[i]})
             continue
         # Most hands have not changed since the last view: sort each only once.
-        key = (other, *held)
+        key = tuple(held)
         faces = shown.get(key)
         if faces is None:
             faces = shown[key] = _sorted_faces(held, other)

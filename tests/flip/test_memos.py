@@ -29,6 +29,7 @@ from flip import (
     parse_request,
     view,
 )
+from flip.cards import DECK_SIZE
 from tests.flip.build import pure_only
 from tests.flip.stacking import play, position
 
@@ -131,17 +132,26 @@ def test_memo_is_never_saved_compared_or_shown() -> None:
 
 def test_memo_handles_are_the_keyed_hash_of_round_flips_and_card() -> None:
     state, _ = new_game(Options(seats=2), "memo")
+    key = state.seed.encode()
+    stream = hashlib.shake_256(
+        b"flip handles:%d:%s:%d:%d:" % (len(key), key, state.round, state.flips)
+    ).digest(6 * DECK_SIZE)
     for card in state.hands[0]:
-        expected = hashlib.blake2b(
-            f"{state.round}:{state.flips}:{card}".encode(),
-            key=state.seed.encode()[:64],
-            digest_size=6,
-        ).hexdigest()
+        expected = stream[6 * card : 6 * card + 6].hex()
         assert handle(state, card) == expected
         assert handle(state, card) == expected  # from the memo
     before = handle(state, state.hands[0][0])
     state.flips += 1  # the memo is for one round and one flip count
     assert handle(state, state.hands[0][0]) != before
+
+
+def test_memo_a_number_that_is_no_card_has_a_handle_no_card_has() -> None:
+    state, _ = new_game(Options(seats=2), "memo")
+    names = {handle(state, card) for card in range(DECK_SIZE)}
+    assert len(names) == DECK_SIZE
+    outside = [handle(state, number) for number in (-1, DECK_SIZE, 10**6)]
+    assert len(set(outside)) == 3 and not names & set(outside)
+    assert all(len(name) == 12 for name in outside)
 
 
 def test_memo_copy_copies_every_field() -> None:
