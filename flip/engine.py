@@ -442,7 +442,7 @@ def hand_refusals(s: GameState, seat: int) -> list[RefusalCode | None]:
         side = s.side
         in_play = s.color
         why = _WHY_TOP[side][in_play + 1][s.discard[-1]]
-        out = list(map(why.__getitem__, hand))
+        out = [why[c] for c in hand]
         restricted = _RESTRICTED[side]
         if not restricted.isdisjoint(hand) and _OF_COLOR[side][in_play].isdisjoint(hand):
             return [

@@ -133,7 +133,7 @@ HANDLE_BYTES: Final = 6
 def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
     """The handles of the deck's cards for one round and number of flips, one after another.
 
-    SHAKE-256 of the seed (length first, so no seed is a prefix of another's
+    SHAKE-128 of the seed (length first, so no seed is a prefix of another's
     input), the round and the number of flips; with ``card``, of that too,
     for the one handle of a number that is no card. A sponge hash is a sound
     keyed hash with the key in front (no length extension), and one call
@@ -143,7 +143,7 @@ def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
     """
     key = seed.encode()
     data = b"flip handles:%d:%s:%d:%d:%s" % (len(key), key, round_, flips, card)
-    return hashlib.shake_256(data).digest(HANDLE_BYTES * (DECK_SIZE if not card else 1))
+    return hashlib.shake_128(data).digest(HANDLE_BYTES * (DECK_SIZE if not card else 1))
 
 
 # ``Handle`` is a ``str``; calling ``str`` on one is a C call that returns it,
