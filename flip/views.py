@@ -51,18 +51,14 @@ from .types import (
 class HandleMemo:
     """What views remember for one round, number of flips and seed (``GameState.handle_memo``).
 
-    ``names``: the handles computed so far, by card; ``hands``: a hand's cards
-    in the view's order (by face, equal faces by handle) with their handles
-    and faces, by the hand's cards in hand order (each card by its position in
-    the hand). ``stream``: the handles' bytes for the whole deck, from one
-    keyed hash (``_handle_stream``).
+    ``names``: the handles computed so far, by card; ``stream``: the handles'
+    bytes for the whole deck, from one keyed hash (``_handle_stream``).
     """
 
     __slots__ = (
         "discard",
         "discard_faces",
         "flips",
-        "hands",
         "names",
         "options",
         "options_view",
@@ -78,7 +74,6 @@ class HandleMemo:
         self.seed = s.seed
         self.side = s.side
         self.names: dict[int, Handle] = {}
-        self.hands: dict[tuple[int, ...], list[tuple[int, Handle, FaceCode]]] = {}
         self.stream = _handle_stream(s.seed, s.round, s.flips, b"")
         #: The discard pile last shown and its faces: the pile only grows on
         #: top between flips and reshuffles, so a view adds the new faces only.
@@ -183,32 +178,27 @@ def _sorted_own(
     Sorted by face, equal faces by handle (never by card number: ruling 10).
     The faces are sorted as small numbers (rank and position in one); only a
     hand that holds one face twice is sorted again with its handles.
-    Computed once per hand (its cards in hand order) in a round and flip.
     """
-    key = tuple(own)
-    ordered = memo.hands.get(key)
-    if ordered is None:
-        side = s.side
-        rank = _RANK_OF[side]
-        keys = [(rank[c] << _ORDER_SHIFT) | position for position, c in enumerate(own)]
-        keys.sort()
-        names = memo.names
-        codes = CODE_OF[side]
-        ordered = []
-        tied = False
-        last = -1
-        for at in keys:
-            position = at & _POSITIONS
-            c = own[position]
-            name = names.get(c)
-            if name is None:
-                name = _new_handle(memo, c)
-            ordered.append((position, name, codes[c]))
-            tied = tied or at >> _ORDER_SHIFT == last
-            last = at >> _ORDER_SHIFT
-        if tied:
-            ordered.sort(key=_by_face_then_handle)
-        memo.hands[key] = ordered
+    side = s.side
+    rank = _RANK_OF[side]
+    keys = [(rank[c] << _ORDER_SHIFT) | position for position, c in enumerate(own)]
+    keys.sort()
+    names = memo.names
+    codes = CODE_OF[side]
+    ordered = []
+    tied = False
+    last = -1
+    for at in keys:
+        position = at & _POSITIONS
+        c = own[position]
+        name = names.get(c)
+        if name is None:
+            name = _new_handle(memo, c)
+        ordered.append((position, name, codes[c]))
+        tied = tied or at >> _ORDER_SHIFT == last
+        last = at >> _ORDER_SHIFT
+    if tied:
+        ordered.sort(key=_by_face_then_handle)
     return ordered
 
 
