@@ -40,6 +40,7 @@ from .types import (
     PendingView,
     PlayerView,
     PlaySeen,
+    RefusalCode,
     RoundResult,
     RoundResultView,
     SeatView,
@@ -170,14 +171,15 @@ def _memo(s: GameState) -> HandleMemo:
     return memo
 
 
-def _sorted_own(
-    s: GameState, memo: HandleMemo, own: list[Card]
-) -> list[tuple[int, Handle, FaceCode]]:
-    """``own`` in the view's order: each card's position in ``own``, handle and face.
+def _own_hand(
+    s: GameState, memo: HandleMemo, own: list[Card], why: list[RefusalCode | None]
+) -> list[HandCardView]:
+    """``own`` as its seat sees it: each card's handle, face, and whether it may be played.
 
-    Sorted by face, equal faces by handle (never by card number: ruling 10).
-    The faces are sorted as small numbers (rank and position in one); only a
-    hand that holds one face twice is sorted again with its handles.
+    ``why``: the refusals, in the order of ``own``. Sorted by face, equal
+    faces by handle (never by card number: ruling 10). The faces are sorted
+    as small numbers (rank and position in one); only a hand that holds one
+    face twice is sorted again, by face and handle.
     """
     side = s.side
     rank = _RANK_OF[side]
@@ -185,7 +187,7 @@ def _sorted_own(
     keys.sort()
     names = memo.names
     codes = CODE_OF[side]
-    ordered = []
+    hand: list[HandCardView] = []
     tied = False
     last = -1
     for at in keys:
@@ -194,16 +196,21 @@ def _sorted_own(
         name = names.get(c)
         if name is None:
             name = _new_handle(memo, c)
-        ordered.append((position, name, codes[c]))
-        tied = tied or at >> _ORDER_SHIFT == last
-        last = at >> _ORDER_SHIFT
+        reason = why[position]
+        if reason is None:
+            hand.append({"card": name, "face": codes[c], "playable": True})
+        else:
+            hand.append({"card": name, "face": codes[c], "playable": False, "refusal": reason})
+        ranked = at >> _ORDER_SHIFT
+        tied = tied or ranked == last
+        last = ranked
     if tied:
-        ordered.sort(key=_by_face_then_handle)
-    return ordered
+        hand.sort(key=_by_face_then_handle)
+    return hand
 
 
-def _by_face_then_handle(card: tuple[int, Handle, FaceCode]) -> tuple[int, Handle]:
-    return _SORT_BY_CODE[card[2]][0], card[1]
+def _by_face_then_handle(card: HandCardView) -> tuple[int, Handle]:
+    return _SORT_BY_CODE[card["face"]][0], card["card"]
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:
@@ -354,14 +361,7 @@ def view(s: GameState, seat: int | None) -> SeatView | WatcherView:
         )
     own = hands[seat]
     handles = _memo(s)
-    why = hand_refusals(s, seat)  # in the order of own
-    hand: list[HandCardView] = []
-    for position, name, face in _sorted_own(s, handles, own):
-        reason = why[position]
-        if reason is None:
-            hand.append({"card": name, "face": face, "playable": True})
-        else:
-            hand.append({"card": name, "face": face, "playable": False, "refusal": reason})
+    hand = _own_hand(s, handles, own, hand_refusals(s, seat))
     discard = s.discard
     draw = s.draw
     over = s.over

@@ -81,6 +81,28 @@ def test_what_you_see_your_own_hand_active_faces_sorted_with_handles_and_marks()
     assert other["legal_actions"] == []
 
 
+def test_what_you_see_your_own_hand_equal_faces_ordered_by_handle_whatever_the_hand_order() -> None:
+    # Ruling 10: the view never shows the owner's order or card numbers; cards with
+    # the same face stand in the order of their handles.
+    hand = ["wild", "flame-5", "sun-9", "flame-5", "wild", "flame-3"]
+    state = position([hand, ["wave-9"]], ["sun-5"], color="yellow")
+    shown = None
+    for turn in range(6):
+        random.Random(turn).shuffle(state.hands[0])
+        seen = view(state, 0)["hand"]
+        assert [e["face"] for e in seen] == [
+            "flame-3",
+            "flame-5",
+            "flame-5",
+            "sun-9",
+            "wild",
+            "wild",
+        ]
+        assert seen[1]["card"] < seen[2]["card"] and seen[4]["card"] < seen[5]["card"]
+        assert shown is None or seen == shown
+        shown = seen
+
+
 def test_what_you_see_other_hands_inactive_faces_sorted_by_themselves() -> None:
     state = _table()
     seen = view(state, 0)
