@@ -139,14 +139,14 @@ class GameState:
     legal_memo: tuple[Action, ...] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    #: The handles computed so far (``flip.handle``) and the hands views
-    #: sorted with them, for the round, number of flips and seed they are
+    #: The handles computed so far (``flip.handle``) and the hash output
+    #: they come from, for the round, number of flips and seed they are
     #: valid for (``flip.views.HandleMemo``). Never saved or compared; a copy
     #: shares it, as a handle is a function of the seed, round, flips and card.
     handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
     #: Other hands' sorted faces as views have shown them this round, by side
-    #: (one dict each) and cards (``flip.view``). Never saved or compared; shared by copies,
-    #: as the faces are a function of the side and the cards alone.
+    #: (one dict each) and cards (``flip.view``). Never saved or compared;
+    #: shared by copies, as the faces are a function of the side and the cards.
     faces_memo: tuple[int, tuple[dict[tuple[int, ...], tuple[FaceCode, ...]], ...]] | None = field(
         default=None, init=False, repr=False, compare=False
     )

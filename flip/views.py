@@ -129,13 +129,13 @@ HANDLE_BYTES: Final = 6
 def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
     """The handles of the deck's cards for one round and number of flips, one after another.
 
-    SHAKE-128 of the seed (length first, so no seed is a prefix of another's
-    input), the round and the number of flips; with ``card``, of that too,
-    for the one handle of a number that is no card. A sponge hash is a sound
-    keyed hash with the key in front (no length extension), and one call
-    hashes the whole deck's handles for about the price of four single ones:
-    a round and flip lasts about fifteen views, which need some twenty-five
-    handles between them.
+    SHAKE-128 of the seed (its length first, so no seed's input is a prefix
+    of another's), the round and the number of flips. With ``card`` (not
+    empty), of that too: the one handle of a number that is no card. A sponge
+    hash is a sound keyed hash with the key in front (no length extension).
+    One call makes the whole deck's handles for about the price of four
+    hashes of one: in four-seat play a round and flip lasts some fifteen
+    views, which need some twenty-five handles between them.
     """
     key = seed.encode()
     data = b"flip handles:%d:%s:%d:%d:%s" % (len(key), key, round_, flips, card)
