@@ -75,7 +75,7 @@ class HandleMemo:
         self.seed = s.seed
         self.side = s.side
         self.names: dict[int, Handle] = {}
-        self.stream = _handle_stream(s.seed, s.round, s.flips, b"")
+        self.stream = _handle_stream(s.seed, s.round, s.flips)
         #: The discard pile last shown and its faces: the pile only grows on
         #: top between flips and reshuffles, so a view adds the new faces only.
         self.discard: list[Card] = []
@@ -117,8 +117,9 @@ def _new_handle(memo: HandleMemo, card: int) -> Handle:
         at = card * HANDLE_BYTES
         name = memo.names[card] = _as_handle(memo.stream[at : at + HANDLE_BYTES].hex())
     else:  # no card of the deck: a handle that no card has
-        stream = _handle_stream(memo.seed, memo.round, memo.flips, b"%d" % card)
-        name = memo.names[card] = _as_handle(stream[:HANDLE_BYTES].hex())
+        name = memo.names[card] = _as_handle(
+            _handle_stream(memo.seed, memo.round, memo.flips, b"%d" % card, 1).hex()
+        )
     return name
 
 
@@ -126,12 +127,14 @@ def _new_handle(memo: HandleMemo, card: int) -> Handle:
 HANDLE_BYTES: Final = 6
 
 
-def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
-    """The handles of the deck's cards for one round and number of flips, one after another.
+def _handle_stream(
+    seed: str, round_: int, flips: int, card: bytes = b"", count: int = DECK_SIZE
+) -> bytes:
+    """``count`` handles' bytes for one round and number of flips: the deck's cards in order.
 
     SHAKE-128 of the seed (its length first, so no seed's input is a prefix
-    of another's), the round and the number of flips. With ``card`` (not
-    empty), of that too: the one handle of a number that is no card. A sponge
+    of another's), the round and the number of flips; with ``card``, of that
+    too (the one handle of a number that is no card, ``count`` 1). A sponge
     hash is a sound keyed hash with the key in front (no length extension).
     One call makes the whole deck's handles for about the price of four
     hashes of one: in four-seat play a round and flip lasts some fifteen
@@ -139,7 +142,7 @@ def _handle_stream(seed: str, round_: int, flips: int, card: bytes) -> bytes:
     """
     key = seed.encode()
     data = b"flip handles:%d:%s:%d:%d:%s" % (len(key), key, round_, flips, card)
-    return hashlib.shake_128(data).digest(HANDLE_BYTES * (DECK_SIZE if not card else 1))
+    return hashlib.shake_128(data).digest(HANDLE_BYTES * count)
 
 
 # ``Handle`` is a ``str``; calling ``str`` on one is a C call that returns it,
@@ -209,8 +212,8 @@ def _own_hand(
     return hand
 
 
-def _by_face_then_handle(card: HandCardView) -> tuple[int, Handle]:
-    return _SORT_BY_CODE[card["face"]][0], card["card"]
+def _by_face_then_handle(card: HandCardView) -> tuple[tuple[int, FaceCode], Handle]:
+    return _FACE_ORDER(card["face"]), card["card"]
 
 
 def card_for_handle(s: GameState, seat: int, name: str) -> Card:

@@ -60,7 +60,7 @@ from flip.history import History
 from flip.requests import parse_request
 from flip.sampling import Placement, rebuild
 from flip.state import PENDING_COLOR, PENDING_DRAWN, GameState
-from flip.types import Card, Seat
+from flip.types import Card
 from flip.views import handle
 
 from .base import (
@@ -193,7 +193,7 @@ def rollout(
     """
     steps = 0
     while not s.over and steps < depth:
-        advance(s, Seat(s.current), policy(s, rng))
+        advance(s, s.current, policy(s, rng))
         steps += 1
     return leaf_value(s, me), steps
 

@@ -25,8 +25,7 @@ from flip.bots.hard import easy_policy, normal_policy
 from flip.bots.normal import RACE, Race, W, racing
 from flip.bots.tournament import to_action
 from flip.cards import NO_COLOR
-from flip.engine import CHOOSE_COLOR, PLAY
-from flip.engine import check as check
+from flip.engine import CHOOSE_COLOR, PLAY, check
 from flip.state import PENDING_DRAWN
 from tests.flip.random_tables import assert_legal
 
