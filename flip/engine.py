@@ -13,10 +13,10 @@ any generator: pass the recorded orders as ``shuffles=`` instead.
 
 from __future__ import annotations
 
-import random
+import hashlib
+import struct
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Final, TypeVar
 
 from . import history as hist
@@ -130,14 +130,7 @@ class _Shuffler:
     ) -> list[Card]:
         """Return ``cards`` shuffled, as a pile ordered bottom to top."""
         if self.recorded is None:
-            # Sorting by independent uniform keys is a uniform shuffle, and
-            # three times faster than random.shuffle's Python-level loop.
-            # The keys drawn in the pile's order, then a stable sort: the same
-            # order as sorted(cards, key=lambda _: generator()), with no
-            # Python-level call per card.
-            generator = random.Random(f"{s.seed}:{s.shuffles}")
-            keys = list(map(_RANDOM, repeat(generator, len(cards))))
-            order = [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+            order = shuffled(cards, s.seed, s.shuffles)
         else:
             try:
                 order = list(next(self.recorded))
@@ -152,7 +145,50 @@ class _Shuffler:
 
 
 _SEEDED: Final = _Shuffler(None)
-_RANDOM: Final = random.Random.random
+
+
+def shuffled(cards: Sequence[Card], seed: str, number: int) -> list[Card]:
+    """``cards`` in a uniformly random order, from the game's seed and the shuffle's number.
+
+    Fisher and Yates's shuffle: from the last position down to the second,
+    each position takes the card at a position drawn uniformly from itself
+    and those below. The draws read 32-bit words, in turn, of a SHAKE-128
+    output keyed by the seed and the shuffle's number. A word below
+    ``2**32 % (i + 1)`` would make some positions likelier than others and
+    is passed over for the next (fewer than one shuffle of the deck in a
+    million passes one over), so every order is equally likely.
+
+    >>> shuffled([1, 2, 3, 4, 5], "doc", 0) == shuffled([1, 2, 3, 4, 5], "doc", 0)
+    True
+    >>> sorted(shuffled([1, 2, 3, 4, 5], "doc", 1))
+    [1, 2, 3, 4, 5]
+    """
+    order = list(cards)
+    key = b"flip shuffle:%s:%d" % (seed.encode(), number)
+    words = _words(key, len(order) + _SPARE_WORDS)
+    at = 0
+    for i in range(len(order) - 1, 0, -1):
+        while True:
+            if at == len(words):  # more passed over than the spare words
+                words = _words(key, 2 * len(words))
+            word = words[at]
+            at += 1
+            if word >= _WORDS % (i + 1):
+                break
+        j = word % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+#: How many 32-bit words there are; the words a shuffle reads beyond one per position.
+_WORDS: Final = 2**32
+_SPARE_WORDS: Final = 8
+
+
+def _words(key: bytes, count: int) -> tuple[int, ...]:
+    """The first ``count`` 32-bit words (little-endian) of SHAKE-128's output for ``key``."""
+    words: tuple[int, ...] = struct.unpack(f"<{count}I", hashlib.shake_128(key).digest(4 * count))
+    return words
 
 
 # ----------------------------------------------------------------------------
@@ -477,7 +513,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:
 
     Leaving is always allowed for a seat still in the game and is not listed.
 
-    >>> state, _ = new_game(Options(seats=2), seed="doc")  # seat 0 holds nothing playable
+    >>> state, _ = new_game(Options(seats=2), seed="must draw 48")  # seat 0 holds nothing playable
     >>> legal_actions(state, 0), legal_actions(state, 1)
     ([Action(type='draw', card=-1, color=-1)], [])
     """
@@ -670,7 +706,7 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
     The two commonest moves, a card without effect and a turn's draw, are
     written out here; the rest go to the functions below.
 
-    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> state, _ = new_game(Options(seats=2), seed="must draw 48")
     >>> [event["type"] for event in advance(state, state.current, legal_actions(state, 0)[0])]
     ['draw']
     """
@@ -1045,7 +1081,7 @@ def timeout_action(s: GameState) -> Action:
     points (ties: first in sorted hand order), a Wild taking the colour the
     hand holds most of; else a draw; else a pass.
 
-    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> state, _ = new_game(Options(seats=2), seed="must draw 48")  # nothing playable
     >>> timeout_action(state)
     Action(type='draw', card=-1, color=-1)
     """

@@ -42,7 +42,7 @@ def parse_request(s: GameState, seat: int, data: object) -> Action:
     themselves (a card that does not match, a colour of the other side...).
 
     >>> from flip import Options, new_game
-    >>> state, _ = new_game(Options(seats=2), seed="doc")  # seat 0 to act, must draw
+    >>> state, _ = new_game(Options(seats=2), seed="must draw 48")  # seat 0 to act, must draw
     >>> parse_request(state, 0, {"type": "draw"})
     Action(type='draw', card=-1, color=-1)
     >>> parse_request(state, 1, {"type": "draw"})

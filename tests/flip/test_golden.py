@@ -13,10 +13,11 @@ seat's view, a watcher's view, the events as seats see them, ``flip_memory``,
 game's record replayed.
 
 The fingerprints in ``data/golden.json`` were written by the engine before it
-was made faster (commit f5f26fd); a change that alters any answer, for any
-seat, fails here and names the first game that differs. To write them again
-(only for a deliberate change of the rules or of a shape, said in the commit):
-``python -m tests.flip.test_golden --write``.
+was made faster (commit f5f26fd), and again for the two deliberate changes
+since, views' handles and shuffles (``data/README.md``); a change that alters
+any answer, for any seat, fails here and names the first game that differs.
+To write them again (only for a deliberate change of the rules or of a shape,
+said in the commit): ``python -m tests.flip.test_golden --write``.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from flip import DARK, LIGHT, Action, GameState, Options, RuleError, apply, new_game
+from flip import DARK, LIGHT, Action, GameState, Options, RuleError, apply, engine, new_game
 from flip.cards import CODE_OF, DECK_SIZE, KIND_OF
-from flip.engine import DRAW
+from flip.engine import DRAW, shuffled
+from tests.flip.build import pure_only
 from tests.flip.stacking import (
     all_cards,
     card,
@@ -48,6 +49,58 @@ def test_setup_deal_counts_with_the_seeded_shuffle(players: int) -> None:
     assert len(state.draw) == 112 - 7 * players - 1 - extra
     assert events[0]["type"] == "shuffle"
     assert events[0]["reason"] == "deal"
+
+
+PINNED = [6, 5, 9, 3, 8, 7, 1, 2, 4, 0]
+
+
+def test_setup_the_deck_is_shuffled_every_order_equally_likely() -> None:
+    # "The deck is shuffled": all 24 orders of four cards over 48,000 seeded shuffles. A
+    # fair shuffle puts each near 2,000; the chi-squared of 23 degrees of freedom stays
+    # under 49.7 but once in 1,000 (the seeds are fixed, so the result is too).
+    # Off-by-one draws (a position swapping only below itself) never leave a card in place.
+    counts: dict[tuple[int, ...], int] = {}
+    for number in range(48_000):
+        order = tuple(shuffled([0, 1, 2, 3], "uniform", number))
+        counts[order] = counts.get(order, 0) + 1
+    assert len(counts) == 24
+    chi2 = sum((n - 2_000) ** 2 / 2_000 for n in counts.values())
+    assert chi2 < 49.7
+
+
+def test_setup_shuffles_are_the_seed_s_and_the_number_s() -> None:
+    deck = list(range(DECK_SIZE))
+    order = shuffled(deck, "seed", 0)
+    assert sorted(order) == deck
+    assert deck == list(range(DECK_SIZE))  # the cards passed in are not touched
+    assert shuffled(deck, "seed", 0) == order
+    assert shuffled(deck, "seed", 1) != order
+    assert shuffled(deck, "seed:", 0) != order
+    # Pinned: the same seed deals the same game on every machine and release.
+    assert shuffled(list(range(10)), "pinned", 0) == PINNED
+    assert shuffled([], "seed", 0) == []
+    assert shuffled([7], "seed", 0) == [7]
+
+
+@pure_only  # replaces the stream of a compiled module's function
+def test_setup_shuffle_passes_over_the_words_that_would_favour_some_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Three cards: position 2 draws from 0-2, and 2**32 % 3 == 1, so the word 0 would
+    # give position 0 one chance in 2**32 more than the others; it is passed over. The
+    # stream is read further (a longer output of the same hash) when the spare words
+    # run out.
+    stream = [0] * 20 + [5, 7]
+    asked: list[int] = []
+
+    def words(key: bytes, count: int) -> tuple[int, ...]:
+        asked.append(count)
+        return tuple(stream[:count])
+
+    monkeypatch.setattr(engine, "_words", words)
+    # Position 2 takes 5 % 3 == 2 (stays), position 1 takes 7 % 2 == 1 (stays).
+    assert shuffled([10, 11, 12], "seed", 0) == [10, 11, 12]
+    assert asked == [3 + 8, 22]
 
 
 def _number_order() -> list[int]:
