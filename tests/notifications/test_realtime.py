@@ -215,7 +215,13 @@ def test_ruling_18_presence_follows_the_connections(jobs: Jobs) -> None:
     assert (mine.held_until, jobs_module.HOLD, (table.pk, mine.number)) in jobs.timed
 
 
-def test_ruling_18_the_seat_is_held_two_minutes_then_a_normal_bot_plays_it(jobs: Jobs) -> None:
+def test_ruling_18_the_seat_is_held_two_minutes_then_a_normal_bot_plays_it(
+    jobs: Jobs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A deal where the timed-out move passes the turn: one that kept it (a Skip, a Draw
+    # One at two seats) would start the held seat's next timer at once, and that timer
+    # would run out, a second strike, before the hold does.
+    monkeypatch.setattr("games.services.new_game_seed", lambda: "held seat")
     alice, bob = make_user(), make_user()
     with time_machine.travel(T0, tick=False) as clock:
         table = fast_table(alice, bob, timer="relaxed")
@@ -229,6 +235,7 @@ def test_ruling_18_the_seat_is_held_two_minutes_then_a_normal_bot_plays_it(jobs:
         jobs.run_due()
         away.refresh_from_db()
         assert (away.strikes, away.away) == (1, False)
+        assert to_act(table).number != away.number  # the deal's promise above
 
         clock.move_to(T0 + timedelta(seconds=100))
         until_turn_of(table, away, jobs)
