@@ -10,13 +10,17 @@ the follow-up jobs published to a real broker (``--broker``, else
 ``--tables`` two-seat tables and plays random legal actions through Django's
 test client (middleware, token authentication, DRF, the view, the renderer),
 as ``scripts/bench_api.py``'s clients do: GET the view of the seat to act
-unless the previous answer is that seat's view, then POST the action.
+unless the previous answer is that seat's view, then POST the action; after
+each action, as the anchor in the same loop, ``bench_api.py``'s ping (``POST
+/api/v1/bench/ping/``: token authentication, one INSERT) as the same player.
 
-It prints, per POST and per GET, the wall time of each SQL statement kind,
+It prints, per POST, GET and ping, the wall time of each SQL statement kind,
 of the broker publish, and the rest (Python in this process), and the CPU
 time of this process (which does not count waiting, so it depends less on
-what else the machine runs), in microseconds (median and mean), then with
-``--cprofile N`` the N functions with the most cumulative time over the POSTs.
+what else the machine runs), in microseconds (median and mean); then
+``bench_api.py``'s R by CPU for this process alone: the ping's CPU over a
+POST's with its share of GETs (PostgreSQL's and Redis's work not counted);
+then with ``--cprofile N`` the N functions with the most cumulative time over the POSTs.
 Wall time includes waiting for PostgreSQL, which runs on the same cores:
 compare figures within one run.
 """
@@ -109,6 +113,7 @@ def main() -> int:
         GAMENOOK_RUN_BOTS_INLINE="false",
         GAMENOOK_RATE_ACTIONS="100000000/minute",
         GAMENOOK_RATE_ACCOUNTS="100000000/minute",
+        GAMENOOK_BENCH_ENDPOINTS="true",  # the ping, the anchor measured in the same loop
         EMAIL_URL="consolemail://",
     )
     import django
@@ -190,6 +195,7 @@ def run(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     posts: list[dict[str, float]] = []
     gets: list[dict[str, float]] = []
+    pings: list[dict[str, float]] = []
     profile = cProfile.Profile() if args.cprofile else None
     held: dict[int, tuple[int, dict[str, Any]]] = {}  # table -> (seat, last view)
     done = 0
@@ -246,9 +252,38 @@ def run(args: argparse.Namespace) -> None:
                 posts.append({**spent, "total": total, "cpu": cpu})
             done += 1
             held[game["table"]] = (seat, response.json()["view"])
+            # The anchor, in the same loop: bench_api.py's ping, as the same player.
+            cpu = time.process_time()
+            started = time.perf_counter()
+            response = client.post(
+                "/api/v1/bench/ping/",
+                data="{}",
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Token {game['tokens'][seat]}",
+            )
+            total = time.perf_counter() - started
+            cpu = time.process_time() - cpu
+            spent = clock.take()
+            if response.status_code != 201:
+                raise RuntimeError(f"ping: HTTP {response.status_code} {response.content!r}")
+            if measuring:
+                pings.append({**spent, "total": total, "cpu": cpu})
     _report("POST /api/v1/tables/{id}/actions/", posts)
     _report("GET /api/v1/tables/{id}/view/", gets)
-    print(f"GETs per POST: {len(gets) / max(1, len(posts)):.2f}")
+    _report("POST /api/v1/bench/ping/ (the anchor)", pings)
+    reads = len(gets) / max(1, len(posts))
+    print(f"GETs per POST: {reads:.2f}")
+    if posts and gets and pings:
+        # bench_api.py's R by CPU, for this process alone (no PostgreSQL, no Redis).
+        cpu = {
+            name: statistics.median(row["cpu"] for row in rows)
+            for name, rows in (("post", posts), ("get", gets), ("ping", pings))
+        }
+        print(
+            "this process's CPU, ping / (POST + GETs per POST x GET): "
+            f"{cpu['ping'] / (cpu['post'] + reads * cpu['get']):.3f}"
+            f" (ping / POST alone: {cpu['ping'] / cpu['post']:.3f})"
+        )
     print(f"load: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if profile is not None:
         pstats.Stats(profile).sort_stats(args.sort).print_stats(args.cprofile)
