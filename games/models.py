@@ -250,7 +250,9 @@ class Move(models.Model):
         LEAVE = "leave", "Leave"
         ADMIN = "admin", "Admin"
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="moves")
+    # No index of its own: the unique (table, seq) constraint's index leads with the
+    # table and serves every lookup by table; a second one cost every move a write.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     round = models.PositiveSmallIntegerField()
     seat = models.SmallIntegerField(null=True, blank=True)
