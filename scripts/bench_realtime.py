@@ -21,9 +21,10 @@ What it does, with the production settings, everything on this machine:
    either plays the first legal action over the socket after 1 to 4 seconds
    or lets the move timer run out (``--lapse`` of its turns). A human replaced
    after three strikes, or whose game ended, opens a new table and goes on.
-5. Stops, then reads the log: every lapsed turn's timeout move against the
-   instant its timer ran out (lateness), and prints the lateness p50, p99 and
-   max, the frames pushed a second, and the CPU the server processes used.
+5. Stops (and empties the two Redis databases, as it found them), then
+   reads the log: every lapsed turn's timeout move against the instant its
+   timer ran out (lateness), and prints the lateness p50, p99 and max, the
+   frames pushed a second, and the CPU the server processes used.
 
 Nothing is asserted: the figures are printed (docs/performance.md records them).
 """
@@ -56,17 +57,28 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from cluster_check import Processes, _database, _free_port  # noqa: E402
 
 
-def _redis_empty(url: str) -> None:
+def _redis(url: str) -> Any:
     import redis
 
     parts = urlsplit(url)
-    client = redis.Redis(
+    return redis.Redis(
         host=parts.hostname or "127.0.0.1",
         port=parts.port or 6379,
         db=int(parts.path.lstrip("/") or 0),
     )
-    if client.dbsize():
+
+
+def _redis_empty(url: str) -> None:
+    if _redis(url).dbsize():
         raise SystemExit(f"{url} is not empty: give an empty Redis database")
+
+
+def _redis_emptied(url: str) -> None:
+    """Leave ``url`` as the run found it (empty), so the next run may use it."""
+    try:
+        _redis(url).flushdb()
+    except Exception as error:  # noqa: BLE001 (cleanup is best effort)
+        print(f"could not empty {url}: {error}", file=sys.stderr)
 
 
 def _env(args: argparse.Namespace, folder: Path) -> dict[str, str]:
@@ -410,6 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         procs.check_alive(*names)
     finally:
         procs.stop(*names)
+        # The queues and the channel layer's keys: this run's alone (both were empty).
+        _redis_emptied(args.broker)
+        _redis_emptied(args.channel_layer)
     # Only timers whose instant came a second or more before the end are owed a timeout.
     stats.lapsed = [(t, at) for t, at in stats.lapsed if (ended - at).total_seconds() >= 1]
     late = _lateness(stats)
