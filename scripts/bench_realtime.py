@@ -60,12 +60,7 @@ from cluster_check import Processes, _database, _free_port  # noqa: E402
 def _redis(url: str) -> Any:
     import redis
 
-    parts = urlsplit(url)
-    return redis.Redis(
-        host=parts.hostname or "127.0.0.1",
-        port=parts.port or 6379,
-        db=int(parts.path.lstrip("/") or 0),
-    )
+    return redis.Redis.from_url(url)  # as cluster_check.py: redis-py reads the URL
 
 
 def _redis_empty(url: str) -> None:
