@@ -612,16 +612,16 @@ def lobby_for(user: User) -> dict[str, list[Any]]:
     }
 
 
-def web_viewer_seat(table: Table, user: User) -> int | None:
+def web_viewer_seat(table: Table, user: User, seats: list[Seat] | None = None) -> int | None:
     """As ``viewer_seat``, except that a moderator may always watch (the admin links here).
 
     A moderator already sees the watcher view in the admin; this shows them
-    the same facts on the table page, never a seat's.
+    the same facts on the table page, never a seat's. ``seats``: as ``viewer_seat``'s.
     """
     moderator = not table.allow_watchers and user.has_perm("games.change_table")
-    if moderator and seat_for(table, user) is None:
+    if moderator and seat_for(table, user, seats) is None:
         return None
-    return viewer_seat(table, user)
+    return viewer_seat(table, user, seats)
 
 
 def table_replay(table: Table) -> list[Position]:
@@ -663,8 +663,3 @@ def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int, int]
         .values_list("pk", "seq", "status", "presence_version", "taken")
     )
     return {pk: (seq, status, presence, taken) for pk, seq, status, presence, taken in rows}
-
-
-def table_live_version(table: Table) -> tuple[int, str, int, int]:
-    """``table``'s entry of ``tables_versions`` (its seats read once more)."""
-    return table.seq, table.status, table.presence_version, table.seats.count()

@@ -10,7 +10,9 @@ The protocol (docs/api.md, "WebSockets"):
   committed change: ``view`` is the body of ``GET /tables/{id}/view/`` for this
   user, built by the same function (``games.apis.tables.view_answer``). The
   change reaches the socket as a bare "table N changed" through the channel
-  layer; the socket rebuilds its own view, reading its seat afresh each time.
+  layer; the sockets of one process at the table share one read of it and one
+  view per seat (``live.fanout``), each socket deciding afresh from that read
+  which seat's view its user may have.
 - ``{"type": "action", "action": {...}, "expected_seq": n}`` and
   ``{"type": "concede"}`` go through the same service functions, input
   serializer and rate limit as the REST API; the answer is a ``moved`` frame
@@ -30,7 +32,6 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
 from rest_framework import exceptions, serializers
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
 from games import selectors, services
@@ -38,11 +39,12 @@ from games.apis.common import ActionThrottle, InvalidBody, parse_input
 from games.apis.errors import error_body, exception_handler
 from games.apis.fields import StrictChoiceField, StrictIntegerField
 from games.apis.parsers import RequestTooLarge, parse_json_bytes
-from games.apis.tables import TableActionApi, move_answer, view_answer
+from games.apis.tables import TableActionApi, move_answer
 from games.errors import ServiceError
 from games.services import MoveResult
 
 from . import conf
+from .fanout import Shared, View, reads, render
 from .receivers import group_name
 from .ticker import Version, ticker
 
@@ -50,8 +52,6 @@ logger = logging.getLogger(__name__)
 
 #: What a socket answers in the API's error shape (anything else is a server error).
 REFUSALS = (ServiceError, selectors.RuleError, exceptions.APIException)
-
-_RENDERER = JSONRenderer()  # the API's own rendering of a body
 
 #: An answer to a move: the actions endpoint's body, its ETag, the table's version.
 Answer = tuple[dict[str, Any], str, Version]
@@ -130,6 +130,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.admitted = False
         ticker.remove(self.channel_name)
+        if not ticker.at_table(self.table_id):
+            reads.forget(self.table_id)
         await self.channel_layer.group_discard(group_name(self.table_id), self.channel_name)
         await database_sync_to_async(services.presence_close)(channel=self.channel_name)
 
@@ -168,35 +170,46 @@ class TableConsumer(AsyncWebsocketConsumer):
     # --- pushes from the channel layer -----------------------------------------
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        """The table changed (``live.receivers``, ``live.ticker``): rebuild our own view."""
-        if self.admitted and not self.closing and event.get("seq", 0) >= self.last_seq:
-            await self.push_view()
+        """The table changed (``live.receivers``, ``live.ticker``): send our view of it now."""
+        if not self.admitted:
+            return
+        told_at = asyncio.get_running_loop().time()
+        if self.closing or event.get("seq", 0) < self.last_seq:
+            reads.skip(self.table_id)  # closing, or it has sent a newer view already
+            return
+        # A push goes to every socket at the table, the ticker's recheck to some.
+        sockets = 1 if event.get("recheck") else ticker.at_table(self.table_id)
+        await self.push_view(told_at=told_at, sockets=sockets)
 
-    async def push_view(self) -> None:
-        """Send this user's view as it is now, unless it is the one last sent."""
+    async def push_view(self, *, told_at: float | None = None, sockets: int = 1) -> None:
+        """Send this user's view as the table is after ``told_at`` (now, if None), unless
+        it is the one last sent; ``sockets``: how many of the process's sockets at the
+        table were told with this one (``live.fanout``)."""
+        if told_at is None:
+            told_at = asyncio.get_running_loop().time()
         async with self.lock:
             try:
-                body, etag, version = await database_sync_to_async(self._view)()
+                shared = await reads.shared(self.table_id, told_at=told_at, sockets=sockets)
+                view = await database_sync_to_async(self._view)(shared)
             except REFUSALS as exc:  # no longer allowed to see the table, or it is gone
                 await self._refuse(exc)
                 return
-            await self._send_view(body, etag, version)
+            await self._send_view(view.body, view.etag, shared.version, view.text)
 
     # --- sync work, in Channels' database thread ------------------------------
 
-    def _seat(self, table: Any) -> int | None:
+    def _seat(self, table: Any, seats: list[Any] | None = None) -> int | None:
         assert self.user is not None  # noqa: S101 (admitted sockets have a user)
         if self.scope.get("auth") == "session":
-            return selectors.web_viewer_seat(table, self.user)
-        return selectors.viewer_seat(table, self.user)
+            return selectors.web_viewer_seat(table, self.user, seats)
+        return selectors.viewer_seat(table, self.user, seats)
 
     def _admit(self) -> None:
         self._seat(selectors.table_get(self.table_id))
 
-    def _view(self) -> tuple[dict[str, Any], str, Version]:
-        table = selectors.table_get(self.table_id)
-        body, etag = view_answer(table, self._seat(table))
-        return body, etag, selectors.table_live_version(table)
+    def _view(self, shared: Shared) -> View:
+        """Our view from the process's shared read: the seat decided afresh for our user."""
+        return shared.view(self._seat(shared.table, shared.seats))
 
     def _throttle(self) -> None:
         # The REST API's budget for writes at tables, shared with it: a user's
@@ -240,12 +253,15 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._send_json({"type": "moved", "seq": body["seq"], "events": body["events"]})
             await self._send_view(body["view"], etag, version)
 
-    async def _send_view(self, body: dict[str, Any], etag: str, version: Version) -> None:
+    async def _send_view(
+        self, body: dict[str, Any], etag: str, version: Version, text: str | None = None
+    ) -> None:
         """Send a view (the lock is held); never one older than the last sent, nor it again."""
         if body["seq"] < self.last_seq:
             return
         ticker.shown(self.channel_name, version)
-        text = self._render({"type": "view", "etag": etag, "view": body})
+        if text is None:
+            text = render({"type": "view", "etag": etag, "view": body})
         if text == self.last_text:
             return
         self.last_text, self.last_seq = text, body["seq"]
@@ -264,8 +280,4 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.close(code=4000 + status)
 
     async def _send_json(self, frame: dict[str, Any]) -> None:
-        await self.send(text_data=self._render(frame))
-
-    @staticmethod
-    def _render(frame: dict[str, Any]) -> str:
-        return bytes(_RENDERER.render(frame)).decode()
+        await self.send(text_data=render(frame))

@@ -1,8 +1,9 @@
 """Listens to ``games.signals.table_changed``: tells the table's sockets, never what changed.
 
-The message names the table's seq only. Each socket rebuilds its own view
-(``live.consumers.TableConsumer.table_changed``): a view never travels through
-the channel layer, so one seat's view cannot reach another's socket.
+The message names the table's seq only. The sockets that receive it build
+their views in their own process (``live.consumers.TableConsumer.table_changed``,
+``live.fanout``): a view never travels through the channel layer, so one seat's
+view cannot reach another's socket.
 """
 
 from __future__ import annotations

@@ -61,6 +61,10 @@ class Ticker:
         if socket is not None:
             socket.shown = version
 
+    def at_table(self, table_id: int) -> int:
+        """How many of this process's sockets are open at ``table_id``."""
+        return sum(1 for socket in self.sockets.values() if socket.table_id == table_id)
+
     def remove(self, channel: str) -> None:
         self.sockets.pop(channel, None)
         if not self.sockets and self.task is not None:
@@ -113,7 +117,8 @@ class Ticker:
                 continue
             seq = version[0] if version is not None else 0
             if layer is not None:
-                await layer.send(channel, {"type": "table.changed", "seq": seq})
+                message = {"type": "table.changed", "seq": seq, "recheck": True}
+                await layer.send(channel, message)
                 told += 1
         return told
 

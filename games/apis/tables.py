@@ -247,12 +247,19 @@ def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, 
     return {"seq": result.table.seq, "events": events, "view": view}, _etag(table, view)
 
 
-def view_answer(table: Table, seat: int | None) -> tuple[dict[str, Any], str]:
+def view_answer(
+    table: Table,
+    seat: int | None,
+    rows: list[Seat] | None = None,
+    state: flip.GameState | None = None,
+) -> tuple[dict[str, Any], str]:
     """The body of ``GET /tables/{id}/view/`` for ``seat`` (None: a watcher) and its ETag.
 
-    The WebSocket layer (``live.consumers``) sends the same body after each change.
+    The WebSocket layer (``live.fanout``) sends the same body after each change;
+    ``rows`` (the table's seats with their users) and ``state`` (the game in its
+    snapshot), when the caller read them already.
     """
-    body = _view_out(table, seat)
+    body = _view_out(table, seat, rows, state)
     return body, _etag(table, body)
 
 

@@ -28,6 +28,7 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import connection
 from django.test import Client
+from rest_framework.test import APIClient
 
 from accounts import services as accounts
 from gamenook.asgi import application
@@ -166,3 +167,23 @@ async def closed_with(comm: WebsocketCommunicator) -> int:
     output = await comm.receive_output(timeout=WAIT)
     assert output["type"] == "websocket.close", output
     return int(output["code"])
+
+
+def api_view(user: User, table_id: int) -> tuple[dict[str, Any], str]:
+    """``GET /tables/{id}/view/`` for ``user``: the body and its ETag."""
+    client = APIClient()
+    client.force_authenticate(user)
+    response = client.get(f"/api/v1/tables/{table_id}/view/")
+    assert response.status_code == 200
+    return response.json(), response["ETag"]
+
+
+def legal_action(view: dict[str, Any]) -> dict[str, Any]:
+    """The actions endpoint's body for the first legal action ``view`` lists."""
+    choice = view["game"]["legal_actions"][0]
+    action = {"type": choice["type"]}
+    if "card" in choice:
+        action["card"] = choice["card"]
+    if "colors" in choice:
+        action["color"] = choice["colors"][0]
+    return action

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth.models import Permission, User
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -20,8 +20,10 @@ from live.receivers import on_table_changed
 from live.ticker import ticker
 from tests.factories import start_table
 from tests.live.conftest import (
+    api_view,
     closed_with,
     frame,
+    legal_action,
     make_user,
     run,
     send,
@@ -31,14 +33,6 @@ from tests.live.conftest import (
     view_at,
     view_now,
 )
-
-
-def _api_view(user: User, table_id: int) -> tuple[dict[str, Any], str]:
-    client = APIClient()
-    client.force_authenticate(user)
-    response = client.get(f"/api/v1/tables/{table_id}/view/")
-    assert response.status_code == 200
-    return response.json(), response["ETag"]
 
 
 def _seq(table_id: int) -> int:
@@ -52,7 +46,7 @@ def _to_act(table_id: int) -> int | None:
 # --- what a socket is sent ------------------------------------------------------------
 
 
-def test_a_seat_gets_the_api_view_of_its_seat_at_once(layer: str) -> None:
+def test_a_seat_gets_theapi_view_of_its_seat_at_once(layer: str) -> None:
     alice, bob = make_user("alice"), make_user("bob")
     table = start_table(alice, bob)
     key = token_for(bob)
@@ -62,7 +56,7 @@ def test_a_seat_gets_the_api_view_of_its_seat_at_once(layer: str) -> None:
         connected, _ = await comm.connect(timeout=20)
         assert connected
         got = await frame(comm)
-        body, etag = await database_sync_to_async(_api_view)(bob, table.pk)
+        body, etag = await database_sync_to_async(api_view)(bob, table.pk)
         await comm.disconnect()
         assert got == {"type": "view", "etag": etag, "view": body}
         assert got["view"]["game"]["seat"] == 1
@@ -79,7 +73,7 @@ def test_a_watcher_gets_the_watcher_view(layer: str) -> None:
         comm = socket(table.pk, token=key)
         assert (await comm.connect(timeout=20))[0]
         got = await frame(comm)
-        body, etag = await database_sync_to_async(_api_view)(carol, table.pk)
+        body, etag = await database_sync_to_async(api_view)(carol, table.pk)
         await comm.disconnect()
         assert got["view"] == body and got["etag"] == etag
         assert got["view"]["game"]["seat"] is None
@@ -103,14 +97,14 @@ def test_a_move_made_through_the_api_is_pushed_to_every_seat(layer: str) -> None
         client = APIClient()
         client.force_authenticate(user)
         answer = await database_sync_to_async(client.post)(
-            f"/api/v1/tables/{table.pk}/actions/", _legal(first[seat]["view"]), format="json"
+            f"/api/v1/tables/{table.pk}/actions/", legal_action(first[seat]["view"]), format="json"
         )
         assert answer.status_code == 201, answer.content
         seq = answer.json()["seq"]
         for number, comm in comms.items():
             got = await view_at(comm, seq)
             who = alice if number == 0 else bob
-            body, etag = await database_sync_to_async(_api_view)(who, table.pk)
+            body, etag = await database_sync_to_async(api_view)(who, table.pk)
             assert got["view"] == body and got["etag"] == etag
         for comm in comms.values():
             await comm.disconnect()
@@ -197,16 +191,6 @@ def test_a_foreign_page_cannot_open_a_socket_with_the_cookie() -> None:
 # --- actions and errors over the socket ---------------------------------------------
 
 
-def _legal(view: dict[str, Any]) -> dict[str, Any]:
-    choice = view["game"]["legal_actions"][0]
-    action = {"type": choice["type"]}
-    if "card" in choice:
-        action["card"] = choice["card"]
-    if "colors" in choice:
-        action["color"] = choice["colors"][0]
-    return action
-
-
 def test_an_action_over_the_socket_is_answered_and_pushed_to_the_other_seat(layer: str) -> None:
     alice, bob = make_user("alice"), make_user("bob")
     table = start_table(alice, bob)
@@ -220,7 +204,7 @@ def test_an_action_over_the_socket_is_answered_and_pushed_to_the_other_seat(laye
         views = {n: (await view_at(comm, before))["view"] for n, comm in comms.items()}
         seat = views[0]["game"]["to_act"]
         other = 1 - seat
-        action = _legal(views[seat])
+        action = legal_action(views[seat])
         await send(comms[seat], {"type": "action", "action": action, "expected_seq": before})
         moved = await frame(comms[seat])
         assert moved["type"] == "moved" and moved["seq"] == before + 1
@@ -336,11 +320,11 @@ def test_the_recheck_finds_a_change_whose_push_was_lost(layer: str) -> None:
         assert await ticker.recheck() == 0  # the socket shows its table as it is
         # A change made where no push reaches this process (a worker on the in-memory
         # layer, a message the layer lost): the receiver is not there while it commits.
-        view, _etag = await database_sync_to_async(_api_view)(mover, table.pk)
+        view, _etag = await database_sync_to_async(api_view)(mover, table.pk)
         table_changed.disconnect(on_table_changed, dispatch_uid="live.push")
         try:
             await database_sync_to_async(services.table_apply_action)(
-                table_id=table.pk, user=mover, data=_legal(view), expected_seq=None
+                table_id=table.pk, user=mover, data=legal_action(view), expected_seq=None
             )
         finally:
             table_changed.connect(on_table_changed, dispatch_uid="live.push")
@@ -417,7 +401,7 @@ def test_a_timeout_applied_in_a_page_is_pushed_to_a_socket_open_at_the_table(
         await view_at(comm, table.seq)
         seq = await database_sync_to_async(_overdue_page)(table.pk)
         got = await view_at(comm, seq)
-        body, etag = await database_sync_to_async(_api_view)(alice, table.pk)
+        body, etag = await database_sync_to_async(api_view)(alice, table.pk)
         assert got["view"] == body and got["etag"] == etag
         await comm.disconnect()
 
