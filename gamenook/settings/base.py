@@ -88,6 +88,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 # processes and Celery workers reconnect by themselves after a PostgreSQL restart.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Django's backend, whose health check polls the socket instead of a round trip
+    # to PostgreSQL per request (gamenook/postgresql/base.py).
+    DATABASES["default"]["ENGINE"] = "gamenook.postgresql"
     # games.rows runs its hot statements bound on the server; psycopg prepares each
     # after this many runs on a connection, so PostgreSQL plans it once. Django's own
     # statements bind on the client and are never prepared. "off" behind a pooler
