@@ -758,8 +758,13 @@ def presence_open(*, table_id: int, user: User, channel: str) -> None:
     with transaction.atomic():
         table = _lock_table(table_id)
         first = not Connection.objects.filter(table=table, user=user).exists()
-        Connection.objects.update_or_create(
-            channel=channel, defaults={"table": table, "user": user, "seen_at": now}
+        # One statement (INSERT ... ON CONFLICT), not update_or_create's locked read,
+        # savepoint and INSERT: a channel opens once, this runs at every handshake.
+        Connection.objects.bulk_create(
+            [Connection(channel=channel, table=table, user=user, seen_at=now)],
+            update_conflicts=True,
+            unique_fields=["channel"],
+            update_fields=["table", "user", "seen_at"],
         )
         seat = _live_seat(table, user.pk)
         if seat is None or not table.realtime:

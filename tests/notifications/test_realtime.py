@@ -191,6 +191,20 @@ def test_ruling_17_a_bot_seat_at_a_real_time_table_is_never_struck(jobs: Jobs) -
 # If you disconnect
 
 
+def test_ruling_18_a_connection_opened_again_stays_one_row(jobs: Jobs) -> None:
+    """A channel named twice (a handshake retried) is one connection, seen at the last."""
+    alice, bob = make_user(), make_user()
+    with time_machine.travel(T0, tick=False) as clock:
+        table = fast_table(alice, bob)
+        games.presence_open(table_id=table.pk, user=alice, channel="a1")
+        clock.shift(timedelta(seconds=5))
+        games.presence_open(table_id=table.pk, user=alice, channel="a1")
+    row = Connection.objects.get(channel="a1")
+    assert (row.table_id, row.user_id) == (table.pk, alice.pk)
+    assert (row.opened_at, row.seen_at) == (T0, T0 + timedelta(seconds=5))
+    assert Connection.objects.filter(table=table).count() == 1
+
+
 def test_ruling_18_presence_follows_the_connections(jobs: Jobs) -> None:
     alice, bob = make_user(), make_user()
     with time_machine.travel(T0, tick=False):
