@@ -20,7 +20,8 @@ whole ASGI application (no network), it times, alternating in each round:
   the receiver first did: the cost ``live.receivers.Publisher`` removes;
 - ``move + N views``: the same with ``--sockets`` sockets open at the table
   (two seats and watchers), until every one of them has received its new view:
-  the publish, and each socket reading its seat and building its own view.
+  the publish, the one read of the table the process's sockets share, and each
+  seat's view, built once (``live.fanout``).
 
 Prints min, median and max in milliseconds per move, per kind and round, the
 views built a second that the last kind implies, and the load average.
