@@ -31,7 +31,7 @@ from channels.db import database_sync_to_async
 from rest_framework.renderers import JSONRenderer
 
 from games import selectors
-from games.apis.tables import view_answer
+from games.apis.tables import seats_answer, view_answer
 
 from .ticker import Version
 
@@ -65,6 +65,7 @@ class Shared:
     seats: list[Any]
     state: Any
     views: dict[int | None, View] = field(default_factory=dict)
+    seats_out: list[dict[str, Any]] | None = None  # the views' common ``seats``, built once
 
     @classmethod
     def load(cls, table_id: int) -> Shared:
@@ -82,7 +83,9 @@ class Shared:
         socket's frame of them, built once."""
         built = self.views.get(seat)
         if built is None:
-            body, etag = view_answer(self.table, seat, self.seats, self.state)
+            if self.seats_out is None:  # a real-time table's presence: one query, not one a seat
+                self.seats_out = seats_answer(self.table, self.seats)
+            body, etag = view_answer(self.table, seat, self.seats, self.state, self.seats_out)
             text = render({"type": "view", "etag": etag, "view": body})
             built = self.views[seat] = View(body, etag, text)
         return built

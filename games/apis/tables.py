@@ -195,13 +195,15 @@ def _view_out(
     seat: int | None,
     rows: list[Seat] | None = None,
     state: flip.GameState | None = None,
+    seats_out: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The view endpoint's body; ``state``: the game in ``table``'s snapshot, if held already."""
+    """The view endpoint's body; ``state``: the game in ``table``'s snapshot, if held
+    already; ``seats_out``: its ``seats``, if built already (``seats_answer``)."""
     return {
         "table": table.pk,
         "seq": table.seq,
         "status": table.status,
-        "seats": _seats(table, rows),
+        "seats": _seats(table, rows) if seats_out is None else seats_out,
         "deadline_at": _datetime(table.deadline_at),
         "turn_started_at": _datetime(table.turn_started_at),
         "game": selectors.table_view(table, seat, state),
@@ -252,15 +254,21 @@ def view_answer(
     seat: int | None,
     rows: list[Seat] | None = None,
     state: flip.GameState | None = None,
+    seats_out: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """The body of ``GET /tables/{id}/view/`` for ``seat`` (None: a watcher) and its ETag.
 
     The WebSocket layer (``live.fanout``) sends the same body after each change;
-    ``rows`` (the table's seats with their users) and ``state`` (the game in its
-    snapshot), when the caller read them already.
+    ``rows`` (the table's seats with their users), ``state`` (the game in its
+    snapshot) and ``seats_out`` (``seats_answer``), when the caller holds them already.
     """
-    body = _view_out(table, seat, rows, state)
+    body = _view_out(table, seat, rows, state, seats_out)
     return body, _etag(table, body)
+
+
+def seats_answer(table: Table, rows: list[Seat]) -> list[dict[str, Any]]:
+    """The ``seats`` of every view of ``table`` (the same for each seat and watcher)."""
+    return _seats(table, rows)
 
 
 def move_answer(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, Any], str]:

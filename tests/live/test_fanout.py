@@ -181,3 +181,18 @@ def test_one_change_is_read_once_for_every_socket_and_each_gets_its_own_view(
         assert got[2] == got[3]
 
     run(scenario)
+
+
+def test_the_views_of_one_read_share_its_seats_and_their_presence(
+    django_assert_num_queries: Any,
+) -> None:
+    """A real-time table's presence (a query) is read once for all the views built, and
+    each view is the body ``GET .../view/`` gives its seat."""
+    alice, bob, carol = (make_user(name) for name in ("alice", "bob", "carol"))
+    table = start_table(alice, bob, allow_watchers=True, move_timer="fast")
+    shared = Shared.load(table.pk)
+    with django_assert_num_queries(1):
+        views = [shared.view(seat) for seat in (0, 1, None, 0)]
+    assert views[3] is views[0]
+    for user, view in zip((alice, bob, carol), views, strict=False):
+        assert (view.body, view.etag) == api_view(user, table.pk)
