@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 import flip
@@ -663,3 +665,74 @@ def tables_versions(table_ids: list[int]) -> dict[int, tuple[int, str, int, int]
         .values_list("pk", "seq", "status", "presence_version", "taken")
     )
     return {pk: (seq, status, presence, taken) for pk, seq, status, presence, taken in rows}
+
+
+# ----------------------------------------------------------------------------
+# The rows a change carries
+#
+# A player's action holds its table and seats as it committed them
+# (``games.signals.table_changed``'s ``rows``); the message that tells the
+# table's sockets (``live``) carries them, so that the processes holding those sockets
+# build their views from them instead of reading the table again. Only what
+# the views and the per-socket admission read travels: the table's and the
+# seats' columns and each seated user's id and name, never a password hash or
+# an e-mail address. A process of another version (a deploy under way) packs
+# another field list: its rows are not used and the socket reads the table.
+
+
+def _columns(model: type[models.Model]) -> tuple[list[str], list[int]]:
+    fields = model._meta.concrete_fields
+    names = [one.attname for one in fields]
+    dates = [i for i, one in enumerate(fields) if isinstance(one, models.DateTimeField)]
+    return names, dates
+
+
+_TABLE_COLUMNS, _TABLE_DATES = _columns(Table)
+_SEAT_COLUMNS, _SEAT_DATES = _columns(Seat)
+#: Which columns a packing holds, in which order.
+ROWS_FORMAT = zlib.crc32(" ".join([*_TABLE_COLUMNS, "|", *_SEAT_COLUMNS]).encode())
+
+
+def _values(instance: models.Model, columns: list[str], dates: list[int]) -> list[Any]:
+    values = [getattr(instance, name) for name in columns]
+    for i in dates:
+        if values[i] is not None:
+            values[i] = values[i].isoformat()
+    return values
+
+
+def _parsed(values: list[Any], dates: list[int]) -> list[Any]:
+    for i in dates:
+        if values[i] is not None:
+            values[i] = datetime.fromisoformat(values[i])
+    return values
+
+
+def pack_rows(table: Table, seats: list[Seat]) -> dict[str, Any]:
+    """``table`` and ``seats`` as a channel-layer message can carry them (msgpack, JSON)."""
+    return {
+        "format": ROWS_FORMAT,
+        "table": _values(table, _TABLE_COLUMNS, _TABLE_DATES),
+        "seats": [_values(seat, _SEAT_COLUMNS, _SEAT_DATES) for seat in seats],
+        "users": [
+            None if seat.user is None else [seat.user.pk, seat.user.username] for seat in seats
+        ],
+    }
+
+
+def unpack_rows(packed: dict[str, Any]) -> tuple[Table | None, list[Seat]]:
+    """What ``pack_rows`` packed, as model instances; (None, []) for another format.
+
+    A seat's user has its id and username only: any other field would be read
+    from the database if asked for (Django's deferred fields), never made up.
+    """
+    if packed.get("format") != ROWS_FORMAT:
+        return None, []
+    table = Table.from_db(None, _TABLE_COLUMNS, _parsed(list(packed["table"]), _TABLE_DATES))
+    seats = []
+    for values, user in zip(packed["seats"], packed["users"], strict=True):
+        seat = Seat.from_db(None, _SEAT_COLUMNS, _parsed(list(values), _SEAT_DATES))
+        seat.table = table
+        seat.user = None if user is None else User.from_db(None, ["id", "username"], user)
+        seats.append(seat)
+    return table, seats

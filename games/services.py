@@ -192,8 +192,21 @@ def _append(
 
 
 def _notify_on_commit(
-    table: Table, *, new_turn: bool, followups_written: bool = False, watched: bool = True
+    table: Table,
+    *,
+    new_turn: bool,
+    followups_written: bool = False,
+    watched: bool = True,
+    seats: list[Seat] | None = None,
 ) -> None:
+    """Send ``table_changed`` once the transaction commits.
+
+    ``seats``: the table's seats with their users, when the caller holds them
+    current as committed (read under the lock, changed only as written); the
+    signal then carries them and the table (``rows``), so that a listener
+    need not read what this process already holds. They are handed over at
+    the commit, before the caller can change them again.
+    """
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
     # A real-time turn's move timer is queued for its very instant (games.signals).
@@ -209,6 +222,7 @@ def _notify_on_commit(
             followups_written=followups_written,
             timer_at=timer_at,
             watched=watched,
+            rows=None if seats is None else (table, seats),
         )
     )
 
@@ -277,6 +291,7 @@ def _apply_locked(
     seat: int,
     next_action: Callable[[flip.GameState], flip.Action | None],
     source: str,
+    seats: list[Seat] | None = None,
 ) -> MoveResult:
     """Apply ``next_action(state)`` for ``seat`` until it returns None, one move each.
 
@@ -284,11 +299,12 @@ def _apply_locked(
     ``flip.RuleError`` from any action propagates and the transaction rolls
     back: nothing is written. The moves, the snapshot and the question
     whether anyone watches go in one statement on PostgreSQL (``_PLAY_SAVE``).
+    ``seats``: the table's seats, current (``_notify_on_commit``).
     """
     result = _play(table, state, seat, next_action, source)
     # The moves, the snapshot and whether anyone watches: one statement (games.rows).
     watched = _PLAY_SAVE.run(result.moves, table, [table.pk])
-    _notify_on_commit(table, new_turn=result.new_turn, watched=bool(watched))
+    _notify_on_commit(table, new_turn=result.new_turn, watched=bool(watched), seats=seats)
     return result
 
 
@@ -340,7 +356,7 @@ def table_apply_action(
             # Playing is coming back (ruling 18): the seat is the player's again. The
             # move's own commit signals the change, with the new presence in its ETag.
             _seat_returns(table, seat, signal=False)
-        result = _apply_locked(table, state, seat.number, _once(action), source)
+        result = _apply_locked(table, state, seat.number, _once(action), source, seats)
     # The seats read with the lock are current (``_lock_table_with_seats``); ours
     # changed above in memory as in the database, and an action changes no other.
     return replace(result, seats=seats)

@@ -15,7 +15,10 @@ once per committed change, with keyword arguments:
   (``tables_timeout_batch`` for the deadline sweep), so a listener need not;
 - ``watched``: False when the sender knows no socket is open on the table (no
   connection counted while its row was locked, ``tables_timeout_batch``), so
-  nobody needs telling; True when one may be.
+  nobody needs telling; True when one may be;
+- ``rows``: ``(table, seats)``, the table and its seats with their users as
+  the change committed them, when the sender holds them so (a player's
+  action); None otherwise. Only for reading, at once: the sender's objects.
 
 ``games`` does not know who listens: ``notifications`` connects receivers
 that queue bot turns and e-mail, ``live`` one that tells the table's open

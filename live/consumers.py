@@ -31,6 +31,7 @@ from typing import Any, cast
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.contrib.auth.models import User
+from django.core.exceptions import SynchronousOnlyOperation
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 
@@ -167,6 +168,21 @@ class TableConsumer(AsyncWebsocketConsumer):
         else:
             raise UnknownMessage()
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch, without its hop to the database thread for a push.
+
+        Channels closes the database thread's old connections before every
+        message, a round trip to that thread. This consumer touches the database
+        only through ``database_sync_to_async``, which does the same in the
+        thread itself, and a push built from the change's rows touches it not
+        at all: for ``table.changed`` the hop was a sixth of a push's CPU
+        (docs/performance.md, "WebSockets").
+        """
+        if message.get("type") == "table.changed":
+            await self.table_changed(message)
+        else:
+            await super().dispatch(message)
+
     # --- pushes from the channel layer -----------------------------------------
 
     async def table_changed(self, event: dict[str, Any]) -> None:
@@ -177,20 +193,31 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.closing or event.get("seq", 0) < self.last_seq:
             reads.skip(self.table_id)  # closing, or it has sent a newer view already
             return
+        rows = event.get("rows")
+        if rows is not None:
+            # The change brought the table as it committed it: no read (live.fanout).
+            shared = reads.from_rows(self.table_id, rows)
+            if shared is not None:
+                await self.push_view(shared=shared)
+                return
         # A push goes to every socket at the table, the ticker's recheck to some.
         sockets = 1 if event.get("recheck") else ticker.at_table(self.table_id)
         await self.push_view(told_at=told_at, sockets=sockets)
 
-    async def push_view(self, *, told_at: float | None = None, sockets: int = 1) -> None:
+    async def push_view(
+        self, *, told_at: float | None = None, sockets: int = 1, shared: Shared | None = None
+    ) -> None:
         """Send this user's view as the table is after ``told_at`` (now, if None), unless
         it is the one last sent; ``sockets``: how many of the process's sockets at the
-        table were told with this one (``live.fanout``)."""
+        table were told with this one (``live.fanout``). ``shared``: the table as a
+        change's message brought it, instead of a read."""
         if told_at is None:
             told_at = asyncio.get_running_loop().time()
         async with self.lock:
             try:
-                shared = await reads.shared(self.table_id, told_at=told_at, sockets=sockets)
-                view = await database_sync_to_async(self._view)(shared)
+                if shared is None:
+                    shared = await reads.shared(self.table_id, told_at=told_at, sockets=sockets)
+                view = await self._view_of(shared)
             except REFUSALS as exc:  # no longer allowed to see the table, or it is gone
                 await self._refuse(exc)
                 return
@@ -210,6 +237,24 @@ class TableConsumer(AsyncWebsocketConsumer):
     def _view(self, shared: Shared) -> View:
         """Our view from the process's shared read: the seat decided afresh for our user."""
         return shared.view(self._seat(shared.table, shared.seats))
+
+    async def _view_of(self, shared: Shared) -> View:
+        """``_view``, here on the event loop when it needs no database, else in Channels'
+        database thread.
+
+        A turn-by-turn table's views and the seat a user gets are built from the
+        read alone; a real-time table's seats show presence, a query. Anything
+        else that would touch the database (a moderator's permissions not yet
+        cached on the user) is refused by Django on the loop before it does, and
+        goes to the thread. The hop there and back is most of what a pushed
+        view cost before (docs/performance.md, "WebSockets").
+        """
+        if not shared.table.realtime:
+            try:
+                return self._view(shared)
+            except SynchronousOnlyOperation:
+                pass
+        return await database_sync_to_async(self._view)(shared)
 
     def _throttle(self) -> None:
         # The REST API's budget for writes at tables, shared with it: a user's

@@ -72,6 +72,14 @@ class Shared:
         table, seats = selectors.table_with_seats(table_id)
         return cls(table, seats, selectors.table_state(table))
 
+    @classmethod
+    def unpack(cls, packed: dict[str, Any]) -> Shared | None:
+        """The table as ``pack_rows`` sent it; None if another version of the code packed it."""
+        table, seats = selectors.unpack_rows(packed)
+        if table is None:
+            return None
+        return cls(table, seats, selectors.table_state(table))
+
     @property
     def version(self) -> Version:
         """As ``games.selectors.tables_versions`` has it: every seat row counts."""
@@ -106,12 +114,26 @@ class Reads:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.reads: dict[int, _Read] = {}
+        self.given: dict[int, tuple[Any, Shared]] = {}  # by table: the last rows a change brought
 
     def _current(self) -> dict[int, _Read]:
         loop = asyncio.get_running_loop()
         if self.loop is not loop:  # a new loop (a test's scenario): nothing of the old one
-            self.loop, self.reads = loop, {}
+            self.loop, self.reads, self.given = loop, {}, {}
         return self.reads
+
+    def from_rows(self, table_id: int, packed: dict[str, Any]) -> Shared | None:
+        """The table as a change's message carried it (``pack_rows``), unpacked once per
+        process for all its sockets told of that change; None: read it instead."""
+        self._current()
+        key = (packed.get("format"), packed.get("table"), packed.get("seats"))
+        kept = self.given.get(table_id)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        shared = Shared.unpack(packed)
+        if shared is not None:
+            self.given[table_id] = (key, shared)
+        return shared
 
     async def shared(self, table_id: int, *, told_at: float, sockets: int) -> Shared:
         """The table as read after ``told_at``, shared with the process's other sockets.
@@ -141,6 +163,7 @@ class Reads:
     def forget(self, table_id: int) -> None:
         """No socket of this process is at ``table_id`` any more."""
         self._current().pop(table_id, None)
+        self.given.pop(table_id, None)
 
     @staticmethod
     def _join(read: _Read) -> None:

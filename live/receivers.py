@@ -17,8 +17,10 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.dispatch import receiver
 
+from games.selectors import pack_rows
 from games.signals import table_changed
 
 logger = logging.getLogger(__name__)
@@ -36,6 +38,7 @@ def on_table_changed(
     table_id: int,
     seq: int,
     watched: bool = True,
+    rows: tuple[Any, list[Any]] | None = None,
     **kwargs: Any,
 ) -> None:
     if not watched:
@@ -46,11 +49,16 @@ def on_table_changed(
     layer = get_channel_layer()
     if layer is None:
         return
-    message = {"type": "table.changed", "seq": seq}
+    message: dict[str, Any] = {"type": "table.changed", "seq": seq}
+    if rows is not None:
+        # The table as committed, so the sockets' processes need not read it (live.fanout).
+        message["rows"] = pack_rows(*rows)
     try:
         if isinstance(layer, InMemoryChannelLayer):
             # Its consumers live on this process's event loop (make run's daphne).
             async_to_sync(layer.group_send)(group_name(table_id), message)
+        elif (direct := publish_direct(layer)) is not None:
+            direct.group_send(group_name(table_id), message)
         else:
             publisher.send(layer.group_send(group_name(table_id), message))
     except Exception:
@@ -88,3 +96,52 @@ class Publisher:
 
 
 publisher = Publisher()
+
+
+class DirectPublisher:
+    """``group_send`` of Redis's publish-and-subscribe layer, from sync code, as one PUBLISH.
+
+    The layer's own ``group_send`` is a coroutine: from a web request it runs
+    on the ``Publisher`` loop above, a hop to another thread and back. On the
+    publish-and-subscribe layer a group's message is one ``PUBLISH`` of the
+    layer's serialized message to the group's Redis channel, which redis-py
+    sends from this thread as well (``tests/live/test_receivers.py`` checks
+    that a subscribed consumer gets it).
+    """
+
+    def __init__(self, layer: RedisPubSubChannelLayer, address: str, prefix: str) -> None:
+        import redis
+
+        self.layer = layer
+        self.prefix = prefix
+        self.client = redis.Redis.from_url(
+            address, socket_timeout=Publisher.TIMEOUT, socket_connect_timeout=Publisher.TIMEOUT
+        )
+
+    def group_send(self, group: str, message: dict[str, Any]) -> None:
+        # RedisPubSubLoopLayer._get_group_channel_name's name for the group.
+        self.client.publish(f"{self.prefix}__group__{group}", self.layer.serialize(message))
+
+
+_direct_lock = threading.Lock()
+
+
+def publish_direct(layer: Any) -> DirectPublisher | None:
+    """This process's ``DirectPublisher`` for ``layer``, kept on it; None unless it is
+    the publish-and-subscribe layer on one Redis server named by a URL."""
+    # From the instance's own dict: the layer hands any attribute it lacks to its
+    # loop's layer, which needs a running loop.
+    kept: tuple[int, DirectPublisher | None] | None = vars(layer).get("gamenook_direct")
+    if kept is None or kept[0] != os.getpid():  # a forked child makes its own
+        with _direct_lock:
+            found = None
+            if isinstance(layer, RedisPubSubChannelLayer):
+                kwargs = layer._kwargs  # noqa: SLF001 (the layer's CONFIG: its hosts, its prefix)
+                hosts = kwargs.get("hosts") or []
+                host = hosts[0] if len(hosts) == 1 else None
+                address = host.get("address") if isinstance(host, dict) else host
+                if isinstance(address, str) and not layer._args:  # noqa: SLF001
+                    found = DirectPublisher(layer, address, kwargs.get("prefix", "asgi"))
+            kept = (os.getpid(), found)
+            layer.gamenook_direct = kept
+    return kept[1]

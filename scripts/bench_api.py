@@ -192,6 +192,33 @@ def _start_gunicorn(
     raise RuntimeError("gunicorn did not answer within 30 seconds")
 
 
+def _start_daphne(
+    env: dict[str, str], port: int, args: argparse.Namespace
+) -> subprocess.Popen[bytes]:
+    """One daphne (``--views socket``): the WebSockets, on the same settings and Redis."""
+    command = [str(ROOT / ".venv" / "bin" / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
+    log = open(args.server_log + ".daphne", "wb")  # noqa: SIM115 (kept open for its life)
+    daphne = subprocess.Popen(
+        [*command, "gamenook.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if daphne.poll() is not None:
+            raise RuntimeError(f"daphne exited early; see {args.server_log}.daphne")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return daphne
+        except OSError:
+            time.sleep(0.3)
+    _stop(daphne)
+    raise RuntimeError("daphne did not listen within 60 seconds")
+
+
 def _stop(server: subprocess.Popen[bytes]) -> None:
     if server.poll() is None:
         os.killpg(server.pid, signal.SIGTERM)
@@ -212,6 +239,60 @@ class Game:
     tokens: list[str]  # by seat number
     view: dict[str, Any] | None = None  # the last view we hold ...
     view_seat: int | None = None  # ... and whose it is
+    sockets: list[Any] = field(default_factory=list)  # --views socket: one per seat
+    seq: int = 0  # the table's seq after our last action
+
+
+class Sockets:
+    """``--views socket``: each seat's view learnt from the table's WebSocket, never by GET.
+
+    One socket per seat at each table (``/ws/tables/{id}/``, the seat's token),
+    opened when the table is; a seat's view is the newest ``view`` frame its
+    socket has brought, waited for until it shows at least the table's last
+    known seq. The frames the acting seat gets after its own action (the view
+    its answer carried) are read and dropped the next time that seat needs one.
+    """
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def open(self, game: Game) -> None:
+        from websockets.sync.client import connect
+
+        for token in game.tokens:
+            conn = connect(
+                f"ws://127.0.0.1:{self.port}/ws/tables/{game.table}/",
+                additional_headers={"Authorization": f"Token {token}"},
+                max_size=2**22,
+                open_timeout=30,
+            )
+            game.sockets.append(conn)
+
+    @staticmethod
+    def close(game: Game) -> None:
+        for conn in game.sockets:
+            conn.close()
+        game.sockets = []
+
+    @staticmethod
+    def view(game: Game, seat: int, out: Phase) -> dict[str, Any] | None:
+        """The newest view of ``seat`` its socket brought, at least at ``game.seq``."""
+        conn = game.sockets[seat]
+        newest: dict[str, Any] | None = None
+        deadline = time.monotonic() + 30
+        while True:
+            waiting = newest is None or newest["seq"] < game.seq
+            try:
+                raw = conn.recv(timeout=max(0.0, deadline - time.monotonic()) if waiting else 0)
+            except TimeoutError:
+                if waiting:
+                    out.errors["socket timeout"] = out.errors.get("socket timeout", 0) + 1
+                    return None
+                return newest
+            frame = json.loads(raw)
+            out.frames += 1
+            if frame.get("type") == "view":
+                newest = frame["view"]
 
 
 def _register(port: int, names: list[str]) -> list[str]:
@@ -285,10 +366,12 @@ class Phase:
     ok: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     reads: int = 0
+    frames: int = 0  # --views socket: the frames the sockets brought
     new_tables: int = 0
     elapsed: float = 0.0
     server_cpu: float = float("nan")  # seconds: gunicorn's workers and their backends
     client_cpu: float = float("nan")  # seconds: this process
+    cpu_by_kind: dict[str, float] = field(default_factory=dict)  # server CPU by process kind
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def merge(self, other: Phase) -> None:
@@ -296,6 +379,7 @@ class Phase:
             self.latencies.extend(other.latencies)
             self.ok += other.ok
             self.reads += other.reads
+            self.frames += other.frames
             self.new_tables += other.new_tables
             for key, value in other.errors.items():
                 self.errors[key] = self.errors.get(key, 0) + value
@@ -313,7 +397,12 @@ def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def _play(
-    port: int, games: list[Game], pairs: list[tuple[str, str]], until: float, seed: int
+    port: int,
+    games: list[Game],
+    pairs: list[tuple[str, str]],
+    until: float,
+    seed: int,
+    sockets: Sockets | None = None,
 ) -> Phase:
     api = Api(port)
     rng = random.Random(seed)
@@ -326,17 +415,26 @@ def _play(
         to_act = None if view is None else view["game"]["to_act"]
         if view is None or to_act is None or game.view_seat != to_act:
             seat = 0 if to_act is None else to_act
-            status, view = api.call(
-                "GET", f"/api/v1/tables/{game.table}/view/", token=game.tokens[seat]
-            )
-            out.reads += 1
-            if status != 200:
-                out.errors[f"view {status}"] = out.errors.get(f"view {status}", 0) + 1
-                continue
+            if sockets is not None and game.sockets:
+                view = sockets.view(game, seat, out)
+                if view is None:
+                    continue
+            else:
+                status, view = api.call(
+                    "GET", f"/api/v1/tables/{game.table}/view/", token=game.tokens[seat]
+                )
+                out.reads += 1
+                if status != 200:
+                    out.errors[f"view {status}"] = out.errors.get(f"view {status}", 0) + 1
+                    continue
             assert view is not None
             if view["game"]["over"]:
                 host, guest = pairs[rng.randrange(len(pairs))]
-                games[games.index(game)] = _open_table(api, host, guest)
+                fresh = _open_table(api, host, guest)
+                if sockets is not None:
+                    sockets.close(game)
+                    sockets.open(fresh)
+                games[games.index(game)] = fresh
                 out.new_tables += 1
                 continue
             to_act = view["game"]["to_act"]
@@ -354,6 +452,7 @@ def _play(
             out.ok += 1
             out.latencies.append(elapsed)
             game.view, game.view_seat = answer["view"], to_act
+            game.seq = answer["view"]["seq"]
         else:
             key = f"action {status} {answer.get('code') if isinstance(answer, dict) else ''}"
             out.errors[key] = out.errors.get(key, 0) + 1
@@ -384,8 +483,12 @@ class CpuMeter:
     process) is measured apart; Redis is not counted (it serves others too).
     """
 
-    def __init__(self, server_pid: int, server_url: str, database: str) -> None:
+    def __init__(
+        self, server_pid: int, server_url: str, database: str, others: tuple[int, ...] = ()
+    ) -> None:
         self.server_pid = server_pid
+        self.others = others  # more server processes (daphne)
+        self.kinds: dict[int, str] = {}
         self.server_url = server_url
         self.database = database
         self.tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -399,7 +502,7 @@ class CpuMeter:
             rows = conn.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,)
             ).fetchall()
-        return workers, [int(row[0]) for row in rows]
+        return [*workers, *self.others], [int(row[0]) for row in rows]
 
     def _cpu(self, pid: int) -> float:
         try:
@@ -412,7 +515,17 @@ class CpuMeter:
         if not Path("/proc/self/stat").exists():
             return {}
         workers, backends = self._pids()
+        self.kinds.update({pid: "postgres" for pid in backends})
+        self.kinds.update({pid: "daphne" if pid in self.others else "gunicorn" for pid in workers})
         return {pid: self._cpu(pid) for pid in (*workers, *backends)}
+
+    def by_kind(self, spent: dict[int, float]) -> dict[str, float]:
+        """CPU seconds by kind of process: gunicorn, daphne, postgres."""
+        out: dict[str, float] = {}
+        for pid, cpu in spent.items():
+            kind = self.kinds.get(pid, "other")
+            out[kind] = out.get(kind, 0.0) + cpu
+        return out
 
 
 def _run_phase(clients: int, seconds: float, work: Any, meter: CpuMeter | None = None) -> Phase:
@@ -427,7 +540,9 @@ def _run_phase(clients: int, seconds: float, work: Any, meter: CpuMeter | None =
     if meter:
         after = meter.read()
         # A process that began during the phase counts from zero.
-        total.server_cpu = sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+        spent = {pid: cpu - before.get(pid, 0.0) for pid, cpu in after.items()}
+        total.server_cpu = sum(spent.values())
+        total.cpu_by_kind = meter.by_kind(spent)
     return total
 
 
@@ -451,6 +566,11 @@ def _figures(phase: Phase) -> dict[str, Any]:
         # CPU milliseconds per counted request (a POST; an action's view reads included).
         "server_cpu_ms": round(phase.server_cpu / phase.ok * 1000, 3) if phase.ok else None,
         "client_cpu_ms": round(phase.client_cpu / phase.ok * 1000, 3) if phase.ok else None,
+        "server_cpu_ms_by_process": {
+            kind: round(cpu / phase.ok * 1000, 3) for kind, cpu in phase.cpu_by_kind.items()
+        }
+        if phase.ok
+        else {},
     }
 
 
@@ -482,6 +602,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--broker", default=os.environ.get("BENCH_API_BROKER_URL", "redis://127.0.0.1:6379/15")
     )
+    parser.add_argument(
+        "--views",
+        choices=["get", "socket"],
+        default="get",
+        help="how a client learns the view of the seat to act: GET it (the default), or "
+        "from the seat's WebSocket (a daphne process beside gunicorn, its CPU counted)",
+    )
     parser.add_argument("--server-log", default="/tmp/gamenook-bench-gunicorn.log")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     parser.add_argument("--seed", type=int, default=1)
@@ -503,7 +630,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     port = _free_port()
     server = _start_gunicorn(env, port, args)
+    daphne: subprocess.Popen[bytes] | None = None
+    sockets: Sockets | None = None
     try:
+        if args.views == "socket":
+            ws_port = _free_port()
+            daphne = _start_daphne(env, ws_port, args)
+            sockets = Sockets(ws_port)
         print(f"gunicorn on 127.0.0.1:{port}; setting up players", file=sys.stderr)
         stamp = int(time.time())
         names = [f"bench{stamp}u{i}" for i in range(args.users)]
@@ -525,6 +658,9 @@ def main(argv: list[str] | None = None) -> int:
                 per_client[c].append(_open_table(api, host, guest))
 
         _parallel(args.clients, open_some)
+        if sockets is not None:
+            print("opening each seat's socket", file=sys.stderr)
+            _parallel(args.clients, lambda c: [sockets.open(game) for game in per_client[c]])
 
         # The bare transaction's tables: one per client, never played.
         bare_tables = _parallel(
@@ -533,7 +669,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         def actions(i: int, until: float) -> Phase:
-            return _play(port, per_client[i], pairs, until, args.seed * 1000 + i)
+            return _play(port, per_client[i], pairs, until, args.seed * 1000 + i, sockets)
 
         def pings(i: int, until: float) -> Phase:
             return _ping(port, tokens[i % len(tokens)], until)
@@ -544,7 +680,9 @@ def main(argv: list[str] | None = None) -> int:
             return _ping(port, game.tokens[0], until, path)
 
         phases = {"actions": actions, "ping": pings, "bare": bare}
-        meter = CpuMeter(server.pid, args.server_url, args.database)
+        meter = CpuMeter(
+            server.pid, args.server_url, args.database, () if daphne is None else (daphne.pid,)
+        )
         for name, work in phases.items():
             print(f"{name}: warm-up {args.warmup}s", file=sys.stderr)
             _run_phase(args.clients, args.warmup, work)
@@ -557,6 +695,8 @@ def main(argv: list[str] | None = None) -> int:
             rounds.append(measured)
     finally:
         _stop(server)
+        if daphne is not None:
+            _stop(daphne)
         if not args.keep_db:
             _database(args.server_url, args.database, drop_only=True)
         _purge_broker(args.broker)
@@ -581,6 +721,7 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
         figures = {name: _figures(phase) for name, phase in measured.items()}
         action_phase = measured["actions"]
         figures["actions"]["view_reads"] = action_phase.reads
+        figures["actions"]["socket_frames"] = action_phase.frames
         figures["actions"]["tables_replaced"] = action_phase.new_tables
         game_rate = (action_phase.ok + action_phase.reads) / action_phase.elapsed
         figures["actions"]["game_requests_per_second"] = round(game_rate, 1)
@@ -598,7 +739,9 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
         "machine": f"{os.cpu_count()} cores, {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}",
         "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
-        "server": f"gunicorn {args.worker_class}, {args.workers} workers x {args.threads} threads",
+        "server": f"gunicorn {args.worker_class}, {args.workers} workers x {args.threads} threads"
+        + (", one daphne" if args.views == "socket" else ""),
+        "views": args.views,
         "clients": args.clients,
         "tables": args.tables,
         "seconds": args.seconds,
@@ -628,6 +771,12 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
                 f"{one['p95_ms']:>9.2f}{one['p99_ms']:>9.2f}{one['per_second'] / ping:>8.3f}"
                 f"{cpu if cpu is not None else float('nan'):>9.2f}"
             )
+        for name in ("actions", "ping"):
+            split = ", ".join(
+                f"{kind} {ms:.2f}"
+                for kind, ms in sorted(figures[name]["server_cpu_ms_by_process"].items())
+            )
+            print(f"  {name} cpu ms by process: {split}; client {figures[name]['client_cpu_ms']}")
     print()
     print(f"load average at the end: {summary['load']}")
     print(f"bare transaction/ping (the limit): {_spread(ratios['bare'])}")
@@ -636,6 +785,8 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
     print("by server CPU per request (gunicorn and PostgreSQL; an action's view reads included):")
     print(f"  actions/ping: {_spread(by_cpu['actions'])}")
     print(f"  bare transaction/ping: {_spread(by_cpu['bare'])}")
+    how = "GET" if args.views == "get" else "from the seats' WebSockets"
+    print(f"views learnt {how}")
     print(f"ratio actions/ping: {statistics.median(ratios['actions']):.3f} (aim: at least 0.5)")
     return 0
 

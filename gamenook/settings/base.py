@@ -191,12 +191,16 @@ def channel_layers(url: str) -> dict[str, dict[str, object]]:
     """
     if not url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    # A socket waits for its messages with BZPOPMIN, 5 s at a time (channels-redis's
-    # brpop_timeout); redis-py's own read timeout is 5 s too, and when it fires first
-    # the socket dies of a TimeoutError. The client waits longer than the server.
+    # Redis's publish and subscribe: a change at a table is one PUBLISH, and each
+    # process with sockets there gets it once and hands it to them all (the list
+    # layer, channels_redis.core, copied it into a list per socket, each read with
+    # its own BZPOPMIN: docs/performance.md, "WebSockets"). A message published
+    # while a process is not subscribed is lost: the recheck (live.ticker) is the
+    # safety net for that, as for any message lost. The client's read timeout
+    # stays above any wait of the layer's.
     return {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [{"address": url, "socket_timeout": 15}]},
         }
     }

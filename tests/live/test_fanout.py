@@ -137,24 +137,41 @@ def test_a_failed_read_fails_every_socket_that_shared_it(monkeypatch: pytest.Mon
 # --- over real sockets ----------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("change", "built"),
+    [
+        # A player's action: its message carries the table as committed (rows), no read.
+        ("action", "unpack"),
+        # A concession carries none (the seats change with it): the table is read.
+        ("concede", "load"),
+    ],
+)
 def test_one_change_is_read_once_for_every_socket_and_each_gets_its_own_view(
-    layer: str, monkeypatch: pytest.MonkeyPatch
+    layer: str, change: str, built: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two seats and two watchers in one process: one read; each socket the view
-    ``GET .../view/`` gives its user, the watchers the same one."""
+    """Two seats and two watchers in one process: the table read (or unpacked from the
+    change's message) once; each socket the view ``GET .../view/`` gives its user, the
+    watchers the same one."""
     monkeypatch.setattr(fanout, "GATHER_SECONDS", 30)  # a slow machine gathers them all too
     alice, bob, carol, dave = (make_user(name) for name in ("alice", "bob", "carol", "dave"))
     table = start_table(alice, bob, allow_watchers=True)
     users = [alice, bob, carol, dave]
     keys = [token_for(user) for user in users]
-    made: list[int] = []
-    load = Shared.load
+    made: list[tuple[str, int]] = []
+    load, unpack = Shared.load, Shared.unpack
 
-    def counted(table_id: int) -> Shared:
-        made.append(table_id)
+    def loaded(table_id: int) -> Shared:
+        made.append(("load", table_id))
         return load(table_id)
 
-    monkeypatch.setattr(Shared, "load", staticmethod(counted))
+    def unpacked(packed: dict[str, Any]) -> Shared | None:
+        shared = unpack(packed)
+        assert shared is not None
+        made.append(("unpack", shared.table.pk))
+        return shared
+
+    monkeypatch.setattr(Shared, "load", staticmethod(loaded))
+    monkeypatch.setattr(Shared, "unpack", staticmethod(unpacked))
 
     async def scenario() -> None:
         comms = [socket(table.pk, token=key) for key in keys]
@@ -165,15 +182,19 @@ def test_one_change_is_read_once_for_every_socket_and_each_gets_its_own_view(
         client = APIClient()
         client.force_authenticate(users[seat])
         made.clear()
+        if change == "action":
+            path, body = "actions/", legal_action(first[seat]["view"])
+        else:
+            path, body = "concede/", {}
         answer = await database_sync_to_async(client.post)(
-            f"/api/v1/tables/{table.pk}/actions/", legal_action(first[seat]["view"]), format="json"
+            f"/api/v1/tables/{table.pk}/{path}", body, format="json"
         )
-        assert answer.status_code == 201, answer.content
+        assert answer.status_code in (200, 201), answer.content
         seq = answer.json()["seq"]
         got = [await view_at(comm, seq) for comm in comms]
         for comm in comms:
             await comm.disconnect()
-        assert made == [table.pk]
+        assert made == [(built, table.pk)]
         for user, frame in zip(users, got, strict=True):
             body, etag = await database_sync_to_async(api_view)(user, table.pk)
             assert frame["view"] == body and frame["etag"] == etag

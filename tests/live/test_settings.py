@@ -41,9 +41,9 @@ def _backend(module: str, **env: str) -> object:
         (
             "local",
             {"CHANNEL_LAYER_URL": "redis://127.0.0.1:6379/5"},
-            "channels_redis.core.RedisChannelLayer",
+            "channels_redis.pubsub.RedisPubSubChannelLayer",
         ),
-        ("production", {}, "channels_redis.core.RedisChannelLayer"),
+        ("production", {}, "channels_redis.pubsub.RedisPubSubChannelLayer"),
     ],
 )
 def test_each_environment_gets_its_channel_layer(
