@@ -9,10 +9,11 @@ The protocol (docs/api.md, "WebSockets"):
 - ``{"type": "view", "etag": ..., "view": {...}}`` at once and after every
   committed change: ``view`` is the body of ``GET /tables/{id}/view/`` for this
   user, built by the same function (``games.apis.tables.view_answer``). The
-  change reaches the socket as a bare "table N changed" through the channel
-  layer; the sockets of one process at the table share one read of it and one
-  view per seat (``live.fanout``), each socket deciding afresh from that read
-  which seat's view its user may have.
+  change reaches the socket as "table N changed" through the channel layer,
+  after a player's action with the table's rows; the sockets of one process at
+  the table share one read (or unpacking) of it and one view per seat
+  (``live.fanout``), each socket deciding afresh from it which seat's view its
+  user may have.
 - ``{"type": "action", "action": {...}, "expected_seq": n}`` and
   ``{"type": "concede"}`` go through the same service functions, input
   serializer and rate limit as the REST API; the answer is a ``moved`` frame

@@ -1,8 +1,11 @@
 """One read of a changed table per process, shared by the sockets open at it there.
 
 A change reaches each socket of a table as its own "table N changed" message
-(``live.receivers``; Redis's layer hands a process its messages one at a time).
-Each socket used to read the table, its seats and their presence and build its
+(``live.receivers``; Redis's layer hands a process each message once, and
+Channels copies it to each of the process's sockets in the table's group).
+After a player's action the message carries the table and its seats: the
+process unpacks them once (``Reads.from_rows``) and reads nothing. Otherwise
+each socket used to read the table, its seats and their presence and build its
 view alone: with 20 sockets open, 20 reads and 20 views for one change
 (docs/performance.md, "WebSockets"). Now the sockets of one process share:
 

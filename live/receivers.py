@@ -1,9 +1,12 @@
-"""Listens to ``games.signals.table_changed``: tells the table's sockets, never what changed.
+"""Listens to ``games.signals.table_changed``: tells the table's sockets that it changed.
 
-The message names the table's seq only. The sockets that receive it build
-their views in their own process (``live.consumers.TableConsumer.table_changed``,
-``live.fanout``): a view never travels through the channel layer, so one seat's
-view cannot reach another's socket.
+The message names the table's seq and, after a player's action, carries the
+table and its seats as committed (``games.selectors.pack_rows``), so the
+processes holding the sockets need not read them. It never carries a view: the
+sockets that receive it build their views in their own process, each deciding
+for its own user which seat's view that is
+(``live.consumers.TableConsumer.table_changed``, ``live.fanout``), so one
+seat's view cannot reach another's socket.
 """
 
 from __future__ import annotations
