@@ -176,8 +176,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         message, a round trip to that thread. This consumer touches the database
         only through ``database_sync_to_async``, which does the same in the
         thread itself, and a push built from the change's rows touches it not
-        at all: for ``table.changed`` the hop was a sixth of a push's CPU
-        (docs/performance.md, "WebSockets").
+        at all: for ``table.changed`` the hop was 13 % of daphne's CPU under
+        ``bench_api.py --views socket`` (docs/performance.md, "API load").
         """
         if message.get("type") == "table.changed":
             await self.table_changed(message)
@@ -247,8 +247,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         read alone; a real-time table's seats show presence, a query. Anything
         else that would touch the database (a moderator's permissions not yet
         cached on the user) is refused by Django on the loop before it does, and
-        goes to the thread. The hop there and back is most of what a pushed
-        view cost before (docs/performance.md, "WebSockets").
+        goes to the thread: a hop there and back per push saved
+        (docs/performance.md, "API load", 2026-12-03).
         """
         if not shared.table.realtime:
             try:
