@@ -50,3 +50,11 @@ class Conflict(ServiceError):
 class StaleSequence(Conflict):
     code = "stale_seq"
     message = "The table has moved on since you last looked; fetch the view and try again."
+
+
+class InvalidSocket(ServiceError):
+    code = "invalid_socket"
+    message = (
+        "X-Gamenook-Socket must be the id a socket at this table sent in its hello frame:"
+        " 16 to 64 letters, digits, '-' or '_'."
+    )

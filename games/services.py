@@ -14,6 +14,7 @@ of every table, the same signal per table on commit.
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -29,7 +30,7 @@ import flip
 from flip import realtime
 
 from . import conf, rows
-from .errors import Conflict, Forbidden, NotFound, StaleSequence
+from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
 from .models import Connection, Move, Seat, Table
 from .selectors import SeatFacts, seat_facts_of, seat_public_level, table_state
 from .signals import seat_held, table_changed
@@ -198,6 +199,7 @@ def _notify_on_commit(
     followups_written: bool = False,
     watched: bool = True,
     seats: list[Seat] | None = None,
+    answered: tuple[int, str] | None = None,
 ) -> None:
     """Send ``table_changed`` once the transaction commits.
 
@@ -205,7 +207,9 @@ def _notify_on_commit(
     current as committed (read under the lock, changed only as written); the
     signal then carries them and the table (``rows``), so that a listener
     need not read what this process already holds. They are handed over at
-    the commit, before the caller can change them again.
+    the commit, before the caller can change them again. ``answered``: the
+    acting user's id and the socket of theirs that the answer reaches
+    (``games.signals``).
     """
     table_id, seq, turn = table.pk, table.seq, table.turn
     finished = table.status in (Table.Status.FINISHED, Table.Status.ABORTED)
@@ -223,6 +227,7 @@ def _notify_on_commit(
             timer_at=timer_at,
             watched=watched,
             rows=None if seats is None else (table, seats),
+            answered=answered,
         )
     )
 
@@ -292,6 +297,7 @@ def _apply_locked(
     next_action: Callable[[flip.GameState], flip.Action | None],
     source: str,
     seats: list[Seat] | None = None,
+    answered: tuple[int, str] | None = None,
 ) -> MoveResult:
     """Apply ``next_action(state)`` for ``seat`` until it returns None, one move each.
 
@@ -299,13 +305,34 @@ def _apply_locked(
     ``flip.RuleError`` from any action propagates and the transaction rolls
     back: nothing is written. The moves, the snapshot and the question
     whether anyone watches go in one statement on PostgreSQL (``_PLAY_SAVE``).
-    ``seats``: the table's seats, current (``_notify_on_commit``).
+    ``seats``: the table's seats, current; ``answered``: the socket the answer
+    reaches (``_notify_on_commit``).
     """
     result = _play(table, state, seat, next_action, source)
     # The moves, the snapshot and whether anyone watches: one statement (games.rows).
     watched = _PLAY_SAVE.run(result.moves, table, [table.pk])
-    _notify_on_commit(table, new_turn=result.new_turn, watched=bool(watched), seats=seats)
+    _notify_on_commit(
+        table, new_turn=result.new_turn, watched=bool(watched), seats=seats, answered=answered
+    )
     return result
+
+
+#: The header in which a client names its socket at the table, the one its answer
+#: reaches, so that the socket is not sent the same view again (docs/api.md).
+SOCKET_HEADER = "X-Gamenook-Socket"
+
+#: What such an id is (``live.consumers`` makes them): the API schema's pattern too.
+SOCKET_ID_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+_SOCKET_ID = re.compile(SOCKET_ID_PATTERN)
+
+
+def socket_id(value: str) -> str:
+    """``value`` as a socket id (``live.consumers``' hello frame); ``InvalidSocket`` if it
+    cannot be one. Whether such a socket is open is not asked: one that is not, or is
+    another user's, simply gets its views."""
+    if not _SOCKET_ID.fullmatch(value):
+        raise InvalidSocket()
+    return value
 
 
 def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]:
@@ -333,6 +360,7 @@ def table_apply_action(
     data: dict[str, Any],
     expected_seq: int | None,
     source: str = Move.Source.PLAYER,
+    socket: str | None = None,
 ) -> MoveResult:
     """Apply a seated user's action: the API's play, draw, choose_color and pass.
 
@@ -341,7 +369,13 @@ def table_apply_action(
     ``expected_seq`` is not the table's sequence number, and with
     ``flip.RuleError`` when the rules refuse the action. Nothing is written
     unless everything succeeds. The result carries the seats for the answer.
+
+    ``socket``: the id of one of the user's sockets at the table (its ``hello``
+    frame), which the caller's answer reaches: that socket is not sent this
+    change's view (``SOCKET_HEADER``, ``games.signals``). ``InvalidSocket`` if
+    it cannot be one.
     """
+    answered = None if socket is None else (user.pk, socket_id(socket))
     with transaction.atomic():
         table, seat, seats = _lock_table_with_seats(table_id, user)
         if seat.is_bot or seat.left_at is not None:
@@ -356,7 +390,7 @@ def table_apply_action(
             # Playing is coming back (ruling 18): the seat is the player's again. The
             # move's own commit signals the change, with the new presence in its ETag.
             _seat_returns(table, seat, signal=False)
-        result = _apply_locked(table, state, seat.number, _once(action), source, seats)
+        result = _apply_locked(table, state, seat.number, _once(action), source, seats, answered)
     # The seats read with the lock are current (``_lock_table_with_seats``); ours
     # changed above in memory as in the database, and an action changes no other.
     return replace(result, seats=seats)

@@ -18,7 +18,11 @@ once per committed change, with keyword arguments:
   nobody needs telling; True when one may be;
 - ``rows``: ``(table, seats)``, the table and its seats with their users as
   the change committed them, when the sender holds them so (a player's
-  action); None otherwise. Only for reading, at once: the sender's objects.
+  action); None otherwise. Only for reading, at once: the sender's objects;
+- ``answered``: ``(user_id, socket)`` when the change is a user's action whose
+  answer reaches that user's socket ``socket`` (the id its hello frame gave,
+  named by the client: ``services.SOCKET_HEADER``), so that socket need not be
+  sent the same view; None otherwise.
 
 ``games`` does not know who listens: ``notifications`` connects receivers
 that queue bot turns and e-mail, ``live`` one that tells the table's open

@@ -6,6 +6,11 @@ The protocol (docs/api.md, "WebSockets"):
   admits a request (``games.selectors.viewer_seat``; the web client's
   ``web_viewer_seat`` for a session, so a moderator may watch), or refused with
   an ``error`` frame and the close code ``4000 + status`` (4401, 4403, 4404).
+- An admitted socket's first frame is ``{"type": "hello", "socket": id}``: a
+  client that sends an action over HTTP names the socket in the header
+  ``X-Gamenook-Socket`` when the answer reaches it, and that socket is then not
+  sent the view of that change, which the answer carried (``answered`` below).
+  Only the acting user's own socket is ever skipped so.
 - ``{"type": "view", "etag": ..., "view": {...}}`` at once and after every
   committed change: ``view`` is the body of ``GET /tables/{id}/view/`` for this
   user, built by the same function (``games.apis.tables.view_answer``). The
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -91,6 +97,7 @@ def refusal(exc: Exception) -> tuple[int, dict[str, Any]]:
 
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
+    socket_id: str  # in the hello frame; names this socket in X-Gamenook-Socket
     user: User | None
     lock: asyncio.Lock
     last_text: str
@@ -100,6 +107,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.socket_id = secrets.token_urlsafe(16)
         self.lock = asyncio.Lock()
         self.last_text, self.last_seq = "", -1
         self.admitted = self.closing = False
@@ -125,6 +133,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             table_id=self.table_id, user=self.user, channel=self.channel_name
         )
         await self.accept()
+        await self._send_json({"type": "hello", "socket": self.socket_id})
         await self.push_view()
 
     async def disconnect(self, code: int) -> None:  # noqa: ARG002 (Channels' signature)
@@ -194,6 +203,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.closing or event.get("seq", 0) < self.last_seq:
             reads.skip(self.table_id)  # closing, or it has sent a newer view already
             return
+        if self._answered(event):
+            reads.skip(self.table_id)
+            return
         rows = event.get("rows")
         if rows is not None:
             # The change brought the table as it committed it: no read (live.fanout).
@@ -204,6 +216,19 @@ class TableConsumer(AsyncWebsocketConsumer):
         # A push goes to every socket at the table, the ticker's recheck to some.
         sockets = 1 if event.get("recheck") else ticker.at_table(self.table_id)
         await self.push_view(told_at=told_at, sockets=sockets)
+
+    def _answered(self, event: dict[str, Any]) -> bool:
+        """Whether the change is our user's action whose answer reached this very socket
+        (over HTTP with ``X-Gamenook-Socket``, or this socket's own ``action`` frame):
+        the client holds that view already. The socket then counts it as sent."""
+        answered = event.get("answered")
+        if not answered or self.user is None or list(answered) != [self.user.pk, self.socket_id]:
+            return False
+        version = event.get("version")
+        self.last_seq = max(self.last_seq, event["seq"])
+        if version is not None:
+            ticker.shown(self.channel_name, cast(Version, tuple(version)))
+        return True
 
     async def push_view(
         self, *, told_at: float | None = None, sockets: int = 1, shared: Shared | None = None
@@ -273,7 +298,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         if "expected_seq" in frame:
             expected_seq = frame["expected_seq"]
         result = services.table_apply_action(
-            table_id=self.table_id, user=self.user, data=data, expected_seq=expected_seq
+            table_id=self.table_id,
+            user=self.user,
+            data=data,
+            expected_seq=expected_seq,
+            socket=self.socket_id,  # the answer comes back here: no push of it too
         )
         return self._moved(result)
 

@@ -78,9 +78,14 @@ class Api:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
 
     def call(
-        self, method: str, path: str, body: Any = None, token: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str | None = None,
+        extra: dict[str, str] | None = None,
     ) -> tuple[int, Any]:
-        headers = {"Accept": "application/json", "Host": "127.0.0.1"}
+        headers = {"Accept": "application/json", "Host": "127.0.0.1", **(extra or {})}
         token = token or self.token
         if token:
             headers["Authorization"] = f"Token {token}"
@@ -240,6 +245,7 @@ class Game:
     view: dict[str, Any] | None = None  # the last view we hold ...
     view_seat: int | None = None  # ... and whose it is
     sockets: list[Any] = field(default_factory=list)  # --views socket: one per seat
+    socket_ids: list[str] = field(default_factory=list)  # ... and each one's hello
     seq: int = 0  # the table's seq after our last action
 
 
@@ -249,12 +255,15 @@ class Sockets:
     One socket per seat at each table (``/ws/tables/{id}/``, the seat's token),
     opened when the table is; a seat's view is the newest ``view`` frame its
     socket has brought, waited for until it shows at least the table's last
-    known seq. The frames the acting seat gets after its own action (the view
-    its answer carried) are read and dropped the next time that seat needs one.
+    known seq. An action names the acting seat's socket (``X-Gamenook-Socket``,
+    from its hello frame), so that socket is not sent the view the answer
+    carried; with ``named=False`` it is, and the frames are read and dropped the
+    next time that seat needs one.
     """
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, *, named: bool = True) -> None:
         self.port = port
+        self.named = named
 
     def open(self, game: Game) -> None:
         from websockets.sync.client import connect
@@ -266,13 +275,23 @@ class Sockets:
                 max_size=2**22,
                 open_timeout=30,
             )
+            hello = json.loads(conn.recv(timeout=30))
+            if hello.get("type") != "hello":
+                raise RuntimeError(f"a socket's first frame was not its hello: {hello!r}")
             game.sockets.append(conn)
+            game.socket_ids.append(hello["socket"])
 
     @staticmethod
     def close(game: Game) -> None:
         for conn in game.sockets:
             conn.close()
-        game.sockets = []
+        game.sockets, game.socket_ids = [], []
+
+    def header(self, game: Game, seat: int) -> dict[str, str] | None:
+        """The header that names ``seat``'s socket in its action, if actions name it."""
+        if not self.named or not game.socket_ids:
+            return None
+        return {"X-Gamenook-Socket": game.socket_ids[seat]}
 
     @staticmethod
     def view(game: Game, seat: int, out: Phase) -> dict[str, Any] | None:
@@ -445,7 +464,11 @@ def _play(
         body = _choose(view, rng)
         started = time.perf_counter()
         status, answer = api.call(
-            "POST", f"/api/v1/tables/{game.table}/actions/", body, token=game.tokens[to_act]
+            "POST",
+            f"/api/v1/tables/{game.table}/actions/",
+            body,
+            token=game.tokens[to_act],
+            extra=None if sockets is None else sockets.header(game, to_act),
         )
         elapsed = time.perf_counter() - started
         if status == 201:
@@ -604,10 +627,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--views",
-        choices=["get", "socket"],
+        choices=["get", "socket", "socket-unnamed"],
         default="get",
         help="how a client learns the view of the seat to act: GET it (the default), or "
-        "from the seat's WebSocket (a daphne process beside gunicorn, its CPU counted)",
+        "from the seat's WebSocket (a daphne process beside gunicorn, its CPU counted); "
+        "socket: an action names the acting seat's socket (X-Gamenook-Socket), which is "
+        "then not pushed the view its answer carried; socket-unnamed: it does not",
     )
     parser.add_argument("--server-log", default="/tmp/gamenook-bench-gunicorn.log")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
@@ -633,10 +658,10 @@ def main(argv: list[str] | None = None) -> int:
     daphne: subprocess.Popen[bytes] | None = None
     sockets: Sockets | None = None
     try:
-        if args.views == "socket":
+        if args.views != "get":
             ws_port = _free_port()
             daphne = _start_daphne(env, ws_port, args)
-            sockets = Sockets(ws_port)
+            sockets = Sockets(ws_port, named=args.views == "socket")
         print(f"gunicorn on 127.0.0.1:{port}; setting up players", file=sys.stderr)
         stamp = int(time.time())
         names = [f"bench{stamp}u{i}" for i in range(args.users)]
@@ -740,7 +765,7 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
         f"Python {platform.python_version()}",
         "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "server": f"gunicorn {args.worker_class}, {args.workers} workers x {args.threads} threads"
-        + (", one daphne" if args.views == "socket" else ""),
+        + (", one daphne" if args.views != "get" else ""),
         "views": args.views,
         "clients": args.clients,
         "tables": args.tables,
@@ -785,7 +810,11 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
     print("by server CPU per request (gunicorn and PostgreSQL; an action's view reads included):")
     print(f"  actions/ping: {_spread(by_cpu['actions'])}")
     print(f"  bare transaction/ping: {_spread(by_cpu['bare'])}")
-    how = "GET" if args.views == "get" else "from the seats' WebSockets"
+    how = {
+        "get": "GET",
+        "socket": "from the seats' WebSockets, each action naming its socket",
+        "socket-unnamed": "from the seats' WebSockets, no action naming its socket",
+    }[args.views]
     print(f"views learnt {how}")
     print(f"ratio actions/ping: {statistics.median(ratios['actions']):.3f} (aim: at least 0.5)")
     return 0

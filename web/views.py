@@ -444,6 +444,8 @@ def table_act(request: HttpRequest, table_id: int) -> HttpResponse:
             user=_user(request),
             data=form.service_data(),
             expected_seq=form.cleaned_data.get("expected_seq"),
+            # The page's own socket, whose view this answer brings (static/web/live.js).
+            socket=request.headers.get(services.SOCKET_HEADER),
         )
     except (ServiceError, selectors.RuleError) as exc:
         return _answer(request, table_id, exc)

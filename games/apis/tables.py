@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.utils.http import parse_etags
 from drf_spectacular.utils import (
+    OpenApiParameter,
     OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
@@ -546,9 +547,20 @@ class TableActionApi(APIView):
         description="Answers 201 with the events the move caused (as you may see them) "
         "and your view after it and any bot turns that followed: what GET .../view/ would "
         "answer now, with its ETag in the ETag header, so the client need not read the view "
-        "again before its next action. 409 when expected_seq is stale, 422 with the rule's "
-        "code when the rules refuse the move.",
+        "again before its next action. With the header X-Gamenook-Socket naming one of "
+        "your sockets at the table (the id of its hello frame), that socket is not sent "
+        "this view again: 400 invalid_socket if the header cannot be such an id. 409 when "
+        "expected_seq is stale, 422 with the rule's code when the rules refuse the move.",
         request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                services.SOCKET_HEADER,
+                {"type": "string", "pattern": services.SOCKET_ID_PATTERN},
+                OpenApiParameter.HEADER,
+                description="The id your socket at this table sent in its hello frame: "
+                "that socket is not sent the view this answer carries.",
+            )
+        ],
         responses={201: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
     )
     @idempotent
@@ -557,7 +569,11 @@ class TableActionApi(APIView):
         expected_seq = data.pop("expected_seq", None)
         user = request_user(request)
         result = services.table_apply_action(
-            table_id=table_id, user=user, data=data, expected_seq=expected_seq
+            table_id=table_id,
+            user=user,
+            data=data,
+            expected_seq=expected_seq,
+            socket=request.headers.get(services.SOCKET_HEADER),
         )
         body, etag = _move_out(table_id, result, user)
         return _with_view_headers(Response(body, status=status.HTTP_201_CREATED), etag)

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 
 from games.apis.parsers import MAX_DEPTH
 from games.models import Move, Seat, Table
-from tests.games.conftest import assert_error, started_table
+from tests.games.conftest import action_body, assert_error, started_table
 
 pytestmark = pytest.mark.django_db
 
@@ -126,6 +126,49 @@ def test_an_expected_seq_past_any_integer_is_invalid(alice: User, bob: User, api
     body = assert_error(post_raw(api(bob), f"{TABLES}{table.pk}/actions/", raw), 400, "invalid")
     assert "expected_seq" in body["fields"]
     assert Move.objects.filter(table=table).count() == 1
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "",
+        "short",
+        "x" * 65,
+        "not an id at all",
+        "a" * 20 + "\u00e9",
+        "a" * 20 + "\x00",
+        "a" * 20 + "\n",
+    ],
+)
+def test_a_socket_header_that_names_no_socket_is_invalid(
+    alice: User, bob: User, api: Api, header: str
+) -> None:
+    table = started_table(alice, bob)
+    mover = alice if table.to_act == 0 else bob
+    raw = json.dumps(action_body(api(mover).get(f"{TABLES}{table.pk}/view/").json()))
+
+    response = post_raw(
+        api(mover), f"{TABLES}{table.pk}/actions/", raw, HTTP_X_GAMENOOK_SOCKET=header
+    )
+
+    assert_error(response, 400, "invalid_socket")
+    assert Table.objects.get(pk=table.pk).seq == table.seq
+    assert Move.objects.filter(table=table).count() == 1
+
+
+def test_a_socket_header_of_no_open_socket_changes_nothing_of_the_action(
+    alice: User, bob: User, api: Api
+) -> None:
+    table = started_table(alice, bob)
+    mover = alice if table.to_act == 0 else bob
+    raw = json.dumps(action_body(api(mover).get(f"{TABLES}{table.pk}/view/").json()))
+
+    response = post_raw(
+        api(mover), f"{TABLES}{table.pk}/actions/", raw, HTTP_X_GAMENOOK_SOCKET="A" * 22
+    )
+
+    assert response.status_code == 201, response.content
+    assert Table.objects.get(pk=table.pk).seq == table.seq + 1
 
 
 @pytest.mark.parametrize("table_id", [HUGE, "9223372036854775808", "1" * 40])

@@ -125,11 +125,33 @@ def socket(
     return WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
 
 
-async def frame(comm: WebsocketCommunicator) -> dict[str, Any]:
-    """The next frame, parsed."""
+async def _next(comm: WebsocketCommunicator) -> dict[str, Any]:
     text = await comm.receive_from(timeout=WAIT)
     body: dict[str, Any] = json.loads(text)
+    first = not getattr(comm, "frames_read", 0)
+    comm.frames_read = getattr(comm, "frames_read", 0) + 1  # type: ignore[attr-defined]
+    if body.get("type") == "hello":
+        assert first, f"a hello after the first frame: {body}"
+        comm.hello = body  # type: ignore[attr-defined]
     return body
+
+
+async def frame(comm: WebsocketCommunicator) -> dict[str, Any]:
+    """The next frame, parsed; an admitted socket's first, its ``hello``, is kept
+    (``socket_id``) and passed over."""
+    body = await _next(comm)
+    if body.get("type") == "hello":
+        body = await _next(comm)
+    return body
+
+
+async def socket_id(comm: WebsocketCommunicator) -> str:
+    """The id the connected socket's hello frame gave (it must be its first frame)."""
+    if not getattr(comm, "frames_read", 0):
+        got = await _next(comm)
+        assert got["type"] == "hello", got
+    hello: dict[str, Any] = comm.hello  # type: ignore[attr-defined]
+    return str(hello["socket"])
 
 
 async def view_at(comm: WebsocketCommunicator, seq: int) -> dict[str, Any]:

@@ -79,11 +79,18 @@ def test_pages_of_a_real_time_table_are_pushed_to_and_reconnect_by_themselves(
         pages[user.username] = page
     assert pages["alice"].evaluate("Gamenook.table.live instanceof Gamenook.live.transports.socket")
 
-    # A move by clicking on one page shows on the other through its socket.
+    # A move by clicking on one page shows on the other through its socket. The
+    # mover's page names its socket in the move (X-Gamenook-Socket): the answer
+    # brings its new view, and the socket is not pushed the same change to fetch.
     mover, other = ("alice", "bob") if my_turn(pages["alice"]) else ("bob", "alice")
+    assert pages[mover].evaluate("typeof Gamenook.table.live.socketId") == "string"
+    fetched: list[str] = []
+    pages[mover].on("request", lambda request: fetched.append(request.url))
     before = seq(pages[other])
     click_a_move(pages[mover])
     wait_seq_at_least(pages[other], before + 1)
+    pages[other].wait_for_timeout(500)  # a push back to the mover would be here by now
+    assert [url for url in fetched if "/live/" in url] == [], fetched
 
     # The server goes away: both pages say so.
     asgi_server.stop()

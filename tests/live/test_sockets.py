@@ -29,6 +29,7 @@ from tests.live.conftest import (
     send,
     session_for,
     socket,
+    socket_id,
     token_for,
     view_at,
     view_now,
@@ -106,6 +107,117 @@ def test_a_move_made_through_the_api_is_pushed_to_every_seat(layer: str) -> None
             who = alice if number == 0 else bob
             body, etag = await database_sync_to_async(api_view)(who, table.pk)
             assert got["view"] == body and got["etag"] == etag
+        for comm in comms.values():
+            await comm.disconnect()
+
+    run(scenario)
+
+
+def test_an_admitted_socket_says_hello_first_with_an_id_of_its_own(layer: str) -> None:
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    table = start_table(alice, bob)  # watchers not allowed
+    keys = [token_for(alice), token_for(alice), token_for(bob)]
+    refused = token_for(carol)
+
+    async def scenario() -> None:
+        comms = [socket(table.pk, token=key) for key in keys]
+        for comm in comms:
+            assert (await comm.connect(timeout=20))[0]
+        ids = [await socket_id(comm) for comm in comms]
+        assert len(set(ids)) == len(ids)
+        for one in ids:
+            assert services.socket_id(one) == one  # what X-Gamenook-Socket takes
+        # The hello is the first frame and only the first; the view follows.
+        assert (await frame(comms[0]))["type"] == "view"
+        # A refused socket gets its error, never an id.
+        comm = socket(table.pk, token=refused)
+        assert (await comm.connect(timeout=20))[0]
+        assert (await frame(comm))["error"]["code"] == "watching_not_allowed"
+        assert not hasattr(comm, "hello")
+        for comm in comms:
+            await comm.disconnect()
+
+    run(scenario)
+
+
+def _act_over_http(user: Any, table_id: int, view: dict[str, Any], header: str | None) -> Any:
+    client = APIClient()
+    client.force_authenticate(user)
+    extra = {} if header is None else {"HTTP_X_GAMENOOK_SOCKET": header}
+    return client.post(
+        f"/api/v1/tables/{table_id}/actions/", legal_action(view), format="json", **extra
+    )
+
+
+def test_the_socket_named_in_an_action_is_not_sent_its_view_and_the_others_are(
+    layer: str,
+) -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    table = start_table(alice, bob)
+    users = {0: alice, 1: bob}
+    keys = {(0, "a"): token_for(alice), (0, "b"): token_for(alice), (1, "a"): token_for(bob)}
+
+    async def scenario() -> None:
+        comms = {name: socket(table.pk, token=key) for name, key in keys.items()}
+        for comm in comms.values():
+            assert (await comm.connect(timeout=20))[0]
+        views = {name: await view_now(comm, table.pk) for name, comm in comms.items()}
+        seat = views[(0, "a")]["view"]["game"]["to_act"]
+        # The mover names a socket of theirs; the other tab and the other seat are told.
+        mine = comms[(seat, "a")]
+        named = await socket_id(mine)
+        answer = await database_sync_to_async(_act_over_http)(
+            users[seat], table.pk, views[(seat, "a")]["view"], named
+        )
+        assert answer.status_code == 201, answer.content
+        seq = answer.json()["seq"]
+        for name, comm in comms.items():
+            if comm is mine:
+                continue
+            got = await view_at(comm, seq)
+            body, etag = await database_sync_to_async(api_view)(users[name[0]], table.pk)
+            assert got["view"] == body and got["etag"] == etag
+        assert (
+            answer.json()["view"]
+            == (await database_sync_to_async(api_view)(users[seat], table.pk))[0]
+        )
+        assert await mine.receive_nothing(timeout=0.3)
+        # It counts that view as shown: the recheck finds nothing to send it.
+        assert await ticker.recheck() == 0
+        assert await mine.receive_nothing(timeout=0.2)
+        # The next change, made without the header, reaches it as usual.
+        after = answer.json()["view"]["game"]["to_act"]
+        view, _etag = await database_sync_to_async(api_view)(users[after], table.pk)
+        answer = await database_sync_to_async(_act_over_http)(users[after], table.pk, view, None)
+        assert answer.status_code == 201, answer.content
+        got = await frame(mine)
+        assert got["type"] == "view" and got["view"]["seq"] == answer.json()["seq"]
+        for comm in comms.values():
+            await comm.disconnect()
+
+    run(scenario)
+
+
+def test_naming_another_users_socket_does_not_keep_its_view_from_it(layer: str) -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    table = start_table(alice, bob)
+    users = {0: alice, 1: bob}
+    keys = {0: token_for(alice), 1: token_for(bob)}
+
+    async def scenario() -> None:
+        comms = {n: socket(table.pk, token=k) for n, k in keys.items()}
+        for comm in comms.values():
+            assert (await comm.connect(timeout=20))[0]
+        views = {n: await view_now(comm, table.pk) for n, comm in comms.items()}
+        seat = views[0]["view"]["game"]["to_act"]
+        theirs = await socket_id(comms[1 - seat])
+        answer = await database_sync_to_async(_act_over_http)(
+            users[seat], table.pk, views[seat]["view"], theirs
+        )
+        assert answer.status_code == 201, answer.content
+        seq = answer.json()["seq"]
+        for comm in comms.values():  # both are told: the header named no socket of the mover
+            assert (await view_at(comm, seq))["view"]["seq"] == seq
         for comm in comms.values():
             await comm.disconnect()
 
@@ -213,6 +325,9 @@ def test_an_action_over_the_socket_is_answered_and_pushed_to_the_other_seat(laye
         assert mine["type"] == "view" and mine["view"]["seq"] == before + 1
         theirs = await view_at(comms[other], before + 1)
         assert theirs["view"]["game"]["seat"] == other
+        # The change's push is not sent back to the socket that made it: the answer was it.
+        assert await comms[seat].receive_nothing(timeout=0.3)
+        assert await ticker.recheck() == 0
         for comm in comms.values():
             await comm.disconnect()
 

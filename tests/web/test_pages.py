@@ -254,6 +254,22 @@ def test_a_refused_move_answers_the_rules_sentence_and_changes_nothing() -> None
     assert "It is not your turn." in plain.content.decode()
 
 
+def test_a_move_naming_a_socket_that_cannot_be_one_is_refused_and_changes_nothing() -> None:
+    table, (alice, bob) = running(bots=0)
+    assert table.state is not None
+    mover = logged_in([alice, bob][table.state["current"]])
+    before = table.seq
+    answer = mover.post(
+        f"/tables/{table.pk}/act/",
+        {"type": "draw", "expected_seq": before},
+        HTTP_X_GAMENOOK_SOCKET="not a socket",
+        **LIVE,
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == "invalid_socket"
+    assert Table.objects.get(pk=table.pk).seq == before
+
+
 def test_a_move_on_a_stale_page_shows_the_table_as_it_is_now() -> None:
     table, (alice, bob) = running()
     clients = {0: logged_in(alice), 1: logged_in(bob)}

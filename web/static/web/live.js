@@ -12,6 +12,8 @@
 //   live.refresh()     // ask now
 //   live.close()
 //   live.state         // the socket's state ("live" for the poller)
+//   live.socketId      // "socket": the open socket's id (its hello frame), else null;
+//                      // a move sent with it in X-Gamenook-Socket is not pushed back
 //
 // The poller asks for the live fragment once a second with If-None-Match; the server
 // answers 304 until the table's seq (or the viewer's seat) changes.
@@ -91,6 +93,7 @@
       this.inFlight = false;
       this.again = false;
       this.seq = null; // the seq of the last view frame
+      this.socketId = null; // from the open socket's hello frame
       this.timer = null;
       this.socketUrl = new URL(socketUrl, window.location.href);
       this.socketUrl.protocol = this.socketUrl.protocol === "https:" ? "wss:" : "ws:";
@@ -118,6 +121,12 @@
         } catch (error) {
           return;
         }
+        if (frame.type === "hello") {
+          // Named in our own moves (X-Gamenook-Socket): their answers bring the view,
+          // so the server does not send this socket that change.
+          this.socketId = frame.socket;
+          return;
+        }
         if (frame.type !== "view") return;
         // The server sends a view only when it differs from the last one this socket
         // got, and once on every (re)connection: each is worth one conditional GET.
@@ -127,6 +136,7 @@
       ws.onclose = (event) => {
         this.ws = null;
         this.seq = null;
+        this.socketId = null;
         if (this.closed) return;
         if (REFUSED(event.code)) {
           this.setState("closed");

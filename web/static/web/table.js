@@ -105,12 +105,15 @@
     root.setAttribute("aria-busy", "true");
     const body = new FormData(form);
     if (event.submitter && event.submitter.name) body.append(event.submitter.name, event.submitter.value);
+    const headers = {"X-CSRFToken": csrf, "X-Gamenook-Live": "1", Accept: "application/json"};
+    // Our socket, if open: the answer brings the new view, so it need not be pushed too.
+    if (live.socketId) headers["X-Gamenook-Socket"] = live.socketId;
     try {
       const response = await fetch(form.action, {
         method: "POST",
         body,
         credentials: "same-origin",
-        headers: {"X-CSRFToken": csrf, "X-Gamenook-Live": "1", Accept: "application/json"},
+        headers,
       });
       const data = await response.json();
       if (data.redirect) {
