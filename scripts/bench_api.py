@@ -274,6 +274,7 @@ class Sockets:
                 additional_headers={"Authorization": f"Token {token}"},
                 max_size=2**22,
                 open_timeout=30,
+                legacy=True,  # held open across the run, not in a with block
             )
             hello = json.loads(conn.recv(timeout=30))
             if hello.get("type") != "hello":
