@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
@@ -45,11 +46,14 @@ class _Socket:
 class Ticker:
     def __init__(self) -> None:
         self.sockets: dict[str, _Socket] = {}
+        self.tables: Counter[int] = Counter()  # open sockets by table: at_table without a scan
         self.task: asyncio.Task[None] | None = None
         self.last_beat = self.last_recheck = time.monotonic()
 
     def add(self, channel: str, table_id: int) -> None:
+        self._forget(channel)
         self.sockets[channel] = _Socket(table_id)
+        self.tables[table_id] += 1
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.last_beat = self.last_recheck = time.monotonic()
@@ -63,10 +67,23 @@ class Ticker:
 
     def at_table(self, table_id: int) -> int:
         """How many of this process's sockets are open at ``table_id``."""
-        return sum(1 for socket in self.sockets.values() if socket.table_id == table_id)
+        return self.tables[table_id]
+
+    def _forget(self, channel: str) -> None:
+        """Forget ``channel``'s socket (nothing if it is not held)."""
+        socket = self.sockets.pop(channel, None)
+        if socket is not None:
+            self.tables[socket.table_id] -= 1
+            if not self.tables[socket.table_id]:
+                del self.tables[socket.table_id]
+
+    def clear(self) -> None:
+        """Forget every socket (a test that failed half-way leaves none to the next)."""
+        self.sockets.clear()
+        self.tables.clear()
 
     def remove(self, channel: str) -> None:
-        self.sockets.pop(channel, None)
+        self._forget(channel)
         if not self.sockets and self.task is not None:
             self.task.cancel()
             self.task = None

@@ -70,7 +70,7 @@ def _live_db(transactional_db: None) -> Iterator[None]:
     connection.settings_dict["CONN_MAX_AGE"] = None
     connection.close()
     yield
-    ticker.sockets.clear()  # a test that failed half-way leaves no socket to the next
+    ticker.clear()  # a test that failed half-way leaves no socket to the next
     connection.settings_dict["CONN_MAX_AGE"] = kept
     connection.close()
     cache.clear()
