@@ -203,31 +203,30 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.closing or event.get("seq", 0) < self.last_seq:
             reads.skip(self.table_id)  # closing, or it has sent a newer view already
             return
-        if self._answered(event):
+        rows = event.get("rows")
+        # The change brought the table as it committed it: no read (live.fanout).
+        shared = None if rows is None else reads.from_rows(self.table_id, rows)
+        if self._answered(event, shared):
             reads.skip(self.table_id)
             return
-        rows = event.get("rows")
-        if rows is not None:
-            # The change brought the table as it committed it: no read (live.fanout).
-            shared = reads.from_rows(self.table_id, rows)
-            if shared is not None:
-                await self.push_view(shared=shared)
-                return
+        if shared is not None:
+            await self.push_view(shared=shared)
+            return
         # A push goes to every socket at the table, the ticker's recheck to some.
         sockets = 1 if event.get("recheck") else ticker.at_table(self.table_id)
         await self.push_view(told_at=told_at, sockets=sockets)
 
-    def _answered(self, event: dict[str, Any]) -> bool:
+    def _answered(self, event: dict[str, Any], shared: Shared | None) -> bool:
         """Whether the change is our user's action whose answer reached this very socket
         (over HTTP with ``X-Gamenook-Socket``, or this socket's own ``action`` frame):
-        the client holds that view already. The socket then counts it as sent."""
+        the client holds that view already. The socket then counts it as sent, at the
+        version of ``shared``, the table the change brought."""
         answered = event.get("answered")
         if not answered or self.user is None or list(answered) != [self.user.pk, self.socket_id]:
             return False
-        version = event.get("version")
         self.last_seq = max(self.last_seq, event["seq"])
-        if version is not None:
-            ticker.shown(self.channel_name, cast(Version, tuple(version)))
+        if shared is not None:
+            ticker.shown(self.channel_name, shared.version)
         return True
 
     async def push_view(

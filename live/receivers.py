@@ -58,12 +58,9 @@ def on_table_changed(
         # The table as committed, so the sockets' processes need not read it (live.fanout).
         message["rows"] = pack_rows(*rows)
     if answered is not None:
-        # The socket the acting user's answer reaches: it is not sent this view, and
-        # counts the table's version as shown (live.consumers, live.ticker).
+        # The socket the acting user's answer reaches: it is not sent this view
+        # (live.consumers.TableConsumer._answered).
         message["answered"] = list(answered)
-        if rows is not None:
-            table, seats = rows
-            message["version"] = [table.seq, str(table.status), table.presence_version, len(seats)]
     try:
         if isinstance(layer, InMemoryChannelLayer):
             # Its consumers live on this process's event loop (make run's daphne).
