@@ -1,17 +1,21 @@
-"""Serializer fields that take a JSON body's value only in the type the schema states.
+"""Serializer fields that take a value only in the type the schema states.
 
 DRF's fields coerce: ``"4"`` and ``4.0`` become the integer 4, ``0`` and
 ``"yes"`` become booleans, ``12`` becomes the string ``"12"``. A client that
 sends the wrong type has a bug, and guessing what it meant hides it, so the
-request bodies use these fields instead; query parameters, which are
-strings by nature, keep DRF's own.
+request bodies use these fields instead. Query parameters are text by
+nature; theirs (``QueryIntegerField``, ``QueryBooleanField``) take the text
+that OpenAPI's form style writes for the stated type and nothing looser:
+``?after=0.0`` is not an integer (schemathesis found it accepted).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 #: The largest value any integer column of the API holds (PostgreSQL ``integer``).
 INT_MAX = 2**31 - 1
@@ -94,3 +98,34 @@ def _short(value: Any, limit: int = 40) -> str:
     """A value for an error message, cut short: a refusal never echoes a whole body."""
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: An integer as a query parameter writes it: ASCII digits, perhaps a minus sign first.
+_QUERY_INTEGER = re.compile(r"-?[0-9]+")
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """A query parameter's integer in digits: not ``0.0``, ``1e3``, ``+5``, `` 5`` or ``٣``."""
+
+    default_error_messages = {"invalid": "Must be an integer, written in digits."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not _QUERY_INTEGER.fullmatch(data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """A query parameter's boolean: ``true`` or ``false``, as the schema writes it."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+    # DRF reads a boolean missing from a form (a query) as False, an unticked box;
+    # here a missing parameter takes the field's default, as any other does.
+    default_empty_html = empty
+
+    def to_internal_value(self, data: Any) -> bool:
+        if data == "true":
+            return True
+        if data == "false":
+            return False
+        self.fail("invalid")

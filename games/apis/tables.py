@@ -37,6 +37,8 @@ from .common import ActionThrottle, parse_input, parse_query, request_user
 from .errors import ErrorSerializer
 from .fields import (
     INT_MAX,
+    QueryBooleanField,
+    QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -294,14 +296,14 @@ class TableListApi(APIView):
 
     class FilterSerializer(serializers.Serializer[Any]):
         status = serializers.ChoiceField(choices=Table.Status.choices, required=False)
-        mine = serializers.BooleanField(
+        mine = QueryBooleanField(
             required=False, default=False, help_text="Only tables you host or hold a seat at."
         )
-        open = serializers.BooleanField(
+        open = QueryBooleanField(
             required=False, default=False, help_text="Only lobby tables with a free seat."
         )
-        limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=200)
-        offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=INT_MAX)
+        limit = QueryIntegerField(required=False, default=50, min_value=1, max_value=200)
+        offset = QueryIntegerField(required=False, default=0, min_value=0, max_value=INT_MAX)
 
     @extend_schema_serializer(component_name="TableList")
     class ListOutputSerializer(serializers.Serializer[Any]):
@@ -611,7 +613,7 @@ class LogMoveSerializer(serializers.Serializer[Any]):
 
 class TableLogApi(APIView):
     class FilterSerializer(serializers.Serializer[Any]):
-        after = serializers.IntegerField(
+        after = QueryIntegerField(
             required=False,
             default=0,
             min_value=0,
