@@ -14,6 +14,13 @@ unless the previous answer is that seat's view, then POST the action; after
 each action, as the anchor in the same loop, ``bench_api.py``'s ping (``POST
 /api/v1/bench/ping/``: token authentication, one INSERT) as the same player.
 
+With ``--watched``, every other table has a socket's connection counted
+(``games.models.Connection``, as ``live`` counts an open WebSocket), so its
+changes are published to the channel layer (Redis's publish-and-subscribe,
+on ``--broker``) as in ``bench_api.py --views socket``; the POSTs at watched
+and unwatched tables, taken in the same loop, are reported apart: the
+difference is what the push costs the web process.
+
 It prints, per POST, GET and ping, the wall time of each SQL statement kind,
 of the broker publish, and the rest (Python in this process), and the CPU
 time of this process (which does not count waiting, so it depends less on
@@ -97,6 +104,9 @@ def main() -> int:
     parser.add_argument("--cprofile", type=int, default=0, help="show the N top functions")
     parser.add_argument("--sort", default="cumulative", help="cProfile order: cumulative, tottime")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--watched", action="store_true", help="a socket counted at every other table"
+    )
     args = parser.parse_args()
     name = args.database_url.rsplit("/", 1)[-1]
     if "bench" not in name and "profile" not in name:
@@ -158,6 +168,21 @@ def _open(users: list[Any], tokens: list[str], host: int, guest: int, services: 
     return {"table": table.pk, "tokens": [tokens[host], tokens[guest]], "who": (host, guest)}
 
 
+def _watch(game: dict[str, Any]) -> None:
+    """Count a socket at the game's table, as ``live`` does for an open WebSocket."""
+    from django.utils import timezone
+
+    from games.models import Connection, Seat
+
+    host = Seat.objects.get(table_id=game["table"], number=0).user
+    assert host is not None
+    channel = f"profile.{game['table']}"
+    Connection.objects.create(
+        table_id=game["table"], user=host, channel=channel, seen_at=timezone.now()
+    )
+    game["watched"] = True
+
+
 def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     pick = rng.choice(view["game"]["legal_actions"])
     body: dict[str, Any] = {"type": pick["type"], "expected_seq": view["seq"]}
@@ -174,11 +199,15 @@ def run(args: argparse.Namespace) -> None:
     from django.test import Client
 
     from games import services
+    from live.receivers import DirectPublisher
     from notifications import jobs
 
     games, tokens = _setup(args.tables)
     users = list(User.objects.order_by("pk"))
     clock = Clock()
+    if args.watched:
+        for game in games[1::2]:
+            _watch(game)
 
     def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, ctx: Any) -> Any:
         with clock.timed("sql " + _statement_kind(sql)):
@@ -191,9 +220,17 @@ def run(args: argparse.Namespace) -> None:
             real_publish(name, job_args)
 
     jobs.publish = publish  # measured, not replaced: the real publish runs inside
+    real_group_send = DirectPublisher.group_send
+
+    def group_send(self: DirectPublisher, group: str, message: dict[str, Any]) -> None:
+        with clock.timed("live publish"):
+            real_group_send(self, group, message)
+
+    DirectPublisher.group_send = group_send  # type: ignore[method-assign]
     client = Client()
     rng = random.Random(args.seed)
     posts: list[dict[str, float]] = []
+    watched_posts: list[dict[str, float]] = []
     gets: list[dict[str, float]] = []
     pings: list[dict[str, float]] = []
     profile = cProfile.Profile() if args.cprofile else None
@@ -223,7 +260,10 @@ def run(args: argparse.Namespace) -> None:
                 view = response.json()
                 if view["game"]["over"]:
                     host, guest = game["who"]
-                    games[games.index(game)] = _open(users, tokens, host, guest, services)
+                    fresh = _open(users, tokens, host, guest, services)
+                    if game.get("watched"):
+                        _watch(fresh)
+                    games[games.index(game)] = fresh
                     continue
                 seat = view["game"]["to_act"]
                 if seat != want:
@@ -249,7 +289,8 @@ def run(args: argparse.Namespace) -> None:
             if response.status_code != 201:
                 raise RuntimeError(f"action: HTTP {response.status_code} {response.content!r}")
             if measuring:
-                posts.append({**spent, "total": total, "cpu": cpu})
+                kept = watched_posts if game.get("watched") else posts
+                kept.append({**spent, "total": total, "cpu": cpu})
             done += 1
             held[game["table"]] = (seat, response.json()["view"])
             # The anchor, in the same loop: bench_api.py's ping, as the same player.
@@ -268,16 +309,25 @@ def run(args: argparse.Namespace) -> None:
                 raise RuntimeError(f"ping: HTTP {response.status_code} {response.content!r}")
             if measuring:
                 pings.append({**spent, "total": total, "cpu": cpu})
-    _report("POST /api/v1/tables/{id}/actions/", posts)
+    _report("POST /api/v1/tables/{id}/actions/" + (", unwatched" if args.watched else ""), posts)
+    _report("POST /api/v1/tables/{id}/actions/, watched (a socket counted)", watched_posts)
+    if posts and watched_posts:
+        unwatched, watched = (
+            statistics.median(r["cpu"] for r in rows) for rows in (posts, watched_posts)
+        )
+        print(
+            f"\nwatched POST / unwatched POST, this process's CPU: {watched / unwatched:.3f}"
+            f" ({(watched - unwatched) * 1e6:.0f} µs more)"
+        )
     _report("GET /api/v1/tables/{id}/view/", gets)
     _report("POST /api/v1/bench/ping/ (the anchor)", pings)
-    reads = len(gets) / max(1, len(posts))
+    reads = len(gets) / max(1, len(posts) + len(watched_posts))
     print(f"GETs per POST: {reads:.2f}")
     if posts and gets and pings:
         # bench_api.py's R by CPU, for this process alone (no PostgreSQL, no Redis).
         cpu = {
             name: statistics.median(row["cpu"] for row in rows)
-            for name, rows in (("post", posts), ("get", gets), ("ping", pings))
+            for name, rows in (("post", posts + watched_posts), ("get", gets), ("ping", pings))
         }
         print(
             "this process's CPU, ping / (POST + GETs per POST x GET): "
