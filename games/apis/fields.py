@@ -112,6 +112,7 @@ class QueryIntegerField(serializers.IntegerField):
     def to_internal_value(self, data: Any) -> int:
         if not isinstance(data, str) or not _QUERY_INTEGER.fullmatch(data):
             self.fail("invalid")
+        # DRF's own check refuses a text past 1,000 characters before int() reads it.
         return int(super().to_internal_value(data))
 
 

@@ -14,6 +14,16 @@ __all__ = ["known_deals", "make_user"]  # the fixture applies here; tests import
 
 PASSWORD = "correct horse battery"
 
+#: The lobby's "Open a table" form as the page sends it by default (three seats, turn by turn).
+NEW_TABLE_FORM = {
+    "seat_count": "3",
+    "mode": "turn_by_turn",
+    "turn_hours": "24",
+    "timeout_policy": "bot",
+    "scoring": "single",
+    "two_seat_reverse_skips": "on",
+}
+
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:

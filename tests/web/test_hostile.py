@@ -21,7 +21,7 @@ from django.test import Client
 from games import services
 from games.models import Move, Seat, Table
 from tests.factories import start_table
-from tests.web.conftest import logged_in, make_user
+from tests.web.conftest import NEW_TABLE_FORM, logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -44,17 +44,8 @@ NASTY = [
 ]
 
 ACT_FIELDS = ["type", "card", "color", "expected_seq", "target", "seat", "socket"]
-#: The lobby's form as the page sends it (``tests/web/test_pages.py``'s ``new_table``).
-NEW_TABLE = {
-    "seat_count": "3",
-    "mode": "turn_by_turn",
-    "turn_hours": "24",
-    "timeout_policy": "bot",
-    "scoring": "single",
-    "target": "500",
-    "move_timer": "fast",
-    "two_seat_reverse_skips": "on",
-}
+#: The lobby's form, with the fields a real-time or a points game adds, each made nasty in turn.
+NEW_TABLE = {**NEW_TABLE_FORM, "target": "500", "move_timer": "fast"}
 HEADERS: list[dict[str, str]] = [
     {"HTTP_X_GAMENOOK_LIVE": "1"},
     {"HTTP_X_GAMENOOK_SOCKET": "\x00" * 3},
@@ -80,6 +71,11 @@ def _bodies(fields: list[str]) -> list[dict[str, Any]]:
     bodies.append({field: ["1", "2"] for field in fields})  # a field repeated
     bodies.append(dict.fromkeys(fields, "1"))
     return bodies
+
+
+def _some_bodies(fields: list[str]) -> list[dict[str, Any]]:
+    """Fewer than ``_bodies``: each nasty value in every field at once."""
+    return [{}, *({field: value for field in fields} for value in NASTY)]
 
 
 def _one_field_nasty(form: dict[str, str]) -> list[dict[str, Any]]:
@@ -131,11 +127,6 @@ def _send_everything(client: Client, tables: list[Table], *, every_field: bool) 
         for body in _some_bodies(["username", "email", "password", "password1", "next"]):
             _assert_no_server_error(client, "post", path, data=body)
         _assert_no_server_error(client, "get", path + "?next=%00//evil.example")
-
-
-def _some_bodies(fields: list[str]) -> list[dict[str, Any]]:
-    """Fewer than ``_bodies``: each nasty value in every field at once."""
-    return [{}, *({field: value for field in fields} for value in NASTY)]
 
 
 def test_no_route_of_the_web_client_answers_a_server_error_to_a_malformed_request(

@@ -14,7 +14,7 @@ from games.models import Move, Table
 from notifications import services as notifications
 from notifications.models import OutboxMessage
 from tests.factories import start_table
-from tests.web.conftest import PASSWORD, logged_in, make_user
+from tests.web.conftest import NEW_TABLE_FORM, PASSWORD, logged_in, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -26,16 +26,7 @@ def table_id_of(response: Any) -> int:
 
 
 def new_table(client: Client, **fields: str) -> int:
-    data = {
-        "seat_count": "3",
-        "mode": "turn_by_turn",
-        "turn_hours": "24",
-        "timeout_policy": "bot",
-        "scoring": "single",
-        "two_seat_reverse_skips": "on",
-        **fields,
-    }
-    response = client.post("/tables/new/", data)
+    response = client.post("/tables/new/", {**NEW_TABLE_FORM, **fields})
     assert response.status_code == 302
     return table_id_of(response)
 
