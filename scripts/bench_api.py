@@ -153,6 +153,10 @@ def _server_env(database_url: str, broker: str) -> dict[str, str]:
         GAMENOOK_RATE_ACCOUNTS="100000000/minute",
         GAMENOOK_RATE_READS="100000000/minute",
         EMAIL_URL="consolemail://",
+        # Connections held for the whole run. The CPU meter reads each PostgreSQL
+        # backend's CPU from /proc; a backend that closes mid-phase (production's
+        # CONN_MAX_AGE of 60 s) takes its CPU in that phase with it.
+        CONN_MAX_AGE="86400",
     )
     return env
 
@@ -388,6 +392,7 @@ class Phase:
     reads: int = 0
     frames: int = 0  # --views socket: the frames the sockets brought
     new_tables: int = 0
+    ended: int = 0  # server processes (PostgreSQL backends) that ended during the phase
     elapsed: float = 0.0
     server_cpu: float = float("nan")  # seconds: gunicorn's workers and their backends
     client_cpu: float = float("nan")  # seconds: this process
@@ -565,6 +570,8 @@ def _run_phase(clients: int, seconds: float, work: Any, meter: CpuMeter | None =
         after = meter.read()
         # A process that began during the phase counts from zero.
         spent = {pid: cpu - before.get(pid, 0.0) for pid, cpu in after.items()}
+        # One that ended took its CPU in this phase with it: the phase's figure is short.
+        total.ended = len(before.keys() - after.keys())
         total.server_cpu = sum(spent.values())
         total.cpu_by_kind = meter.by_kind(spent)
     return total
@@ -587,6 +594,7 @@ def _figures(phase: Phase) -> dict[str, Any]:
         "p95_ms": round(_percentile(values, 95) * 1000, 2),
         "p99_ms": round(_percentile(values, 99) * 1000, 2),
         "errors": dict(phase.errors),
+        "server_processes_ended": phase.ended,
         # CPU milliseconds per counted request (a POST; an action's view reads included).
         "server_cpu_ms": round(phase.server_cpu / phase.ok * 1000, 3) if phase.ok else None,
         "client_cpu_ms": round(phase.client_cpu / phase.ok * 1000, 3) if phase.ok else None,
@@ -803,6 +811,9 @@ def _report(args: argparse.Namespace, rounds: list[dict[str, Phase]]) -> int:
                 for kind, ms in sorted(figures[name]["server_cpu_ms_by_process"].items())
             )
             print(f"  {name} cpu ms by process: {split}; client {figures[name]['client_cpu_ms']}")
+    ended = sum(f[name]["server_processes_ended"] for f in summary_rounds for name in f)
+    if ended:
+        print(f"\n{ended} server processes ended during phases: those phases' CPU is undercounted")
     print()
     print(f"load average at the end: {summary['load']}")
     print(f"bare transaction/ping (the limit): {_spread(ratios['bare'])}")
