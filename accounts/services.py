@@ -34,6 +34,7 @@ from notifications import services as notifications
 
 from . import conf
 from .models import PREFIX_LENGTH, ApiToken, token_digest
+from .signals import credentials_changed_on_commit
 
 _VERIFY_SALT = "accounts.verify-email"
 #: How many tokens one user may hold at once (one per client or bot is plenty).
@@ -238,8 +239,11 @@ def password_reset_confirm(*, uid: str, token: str, password: str) -> User:
     with transaction.atomic():
         user.set_password(password)
         user.save(update_fields=["password"])
+        revoked = list(ApiToken.objects.filter(user=user).values_list("pk", flat=True))
         ApiToken.objects.filter(user=user).delete()
         notifications.email_verified_set(user, user.email)
+        # Every session of the user ends with the old password's hash, and the sockets with it.
+        credentials_changed_on_commit(user_id=user.pk, revoked_tokens=revoked, recheck=True)
     return user
 
 
@@ -264,7 +268,10 @@ def password_change(
         others = ApiToken.objects.filter(user=user)
         if keep is not None:
             others = others.exclude(pk=keep.pk)
+        revoked = list(others.values_list("pk", flat=True))
         others.delete()
+        # The user's other sessions end with the old password's hash, and their sockets too.
+        credentials_changed_on_commit(user_id=user.pk, revoked_tokens=revoked, recheck=True)
 
 
 # ----------------------------------------------------------------------------
@@ -297,10 +304,14 @@ def token_revoke(*, user: User, token_id: int) -> None:
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
     if not deleted:
         raise NotFound("No such token.")
+    credentials_changed_on_commit(user_id=user.pk, revoked_tokens=[token_id])
 
 
 def tokens_revoke_all(*, user: User) -> int:
-    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    tokens = ApiToken.objects.filter(user=user)
+    revoked = list(tokens.values_list("pk", flat=True))
+    deleted, _ = tokens.delete()
+    credentials_changed_on_commit(user_id=user.pk, revoked_tokens=revoked)
     return deleted
 
 
@@ -318,6 +329,7 @@ def user_deactivate(*, user: User) -> int:
         User.objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
         tokens_revoke_all(user=user)
+        credentials_changed_on_commit(user_id=user.pk, recheck=True)
     return games.player_leave_all_tables(user=user)
 
 
