@@ -6,6 +6,8 @@
 - A user who has played cannot be deleted (tables, seats and moves are kept
   for good): the delete page says so and offers anonymising instead.
 - API tokens are listed by name and prefix only; the server never had more.
+- Both lists take only the lookups of their own filters (``?password__startswith=``
+  and ``?digest__startswith=`` answer 400): ``games.admin_lookups``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from games.admin_lookups import FilterLookupsOnly
 from games.errors import ServiceError
 
 from . import services
@@ -45,7 +48,7 @@ class ApiTokenInline(admin.TabularInline[ApiToken, User]):
 
 
 @admin.register(User)
-class GamenookUserAdmin(UserAdmin[User]):
+class GamenookUserAdmin(FilterLookupsOnly[User], UserAdmin[User]):
     actions = ["deactivate_users", "anonymise_users"]
     inlines = [ApiTokenInline]
 
@@ -142,8 +145,11 @@ def delete_or_explain(
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
+class ApiTokenAdmin(FilterLookupsOnly[ApiToken]):
     """Tokens by name and prefix; deleting one revokes it. No one can see or add a key."""
+
+    # One user's tokens; never a lookup on ``digest``.
+    extra_lookups = ("user__id__exact",)
 
     list_display = ("user", "name", "prefix", "created_at", "last_used_at")
     search_fields = ("user__username", "name", "=prefix")

@@ -9,7 +9,9 @@ the table's log, and Django's admin log records who did it.
 The raw ``Table.state`` and ``Move.payload`` are never shown: they hold the
 secret seed, hidden hands, the draw pile's order and shuffle orders. The
 admin shows what a watcher may see (``flip.watcher_view`` and
-``flip.events_view(..., None)``) instead.
+``flip.events_view(..., None)``) instead, and their changelists take no
+lookup on them either (``admin_lookups.FilterLookupsOnly``): only those of
+their own filters.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from django.utils.html import format_html, format_html_join
 import flip
 
 from . import selectors, services
+from .admin_lookups import FilterLookupsOnly
 from .errors import ServiceError
 from .models import Move, Seat, Table
 
@@ -165,7 +168,7 @@ class ConfirmForm(forms.Form):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin[Table]):
+class TableAdmin(FilterLookupsOnly[Table]):
     """Tables are created by players; here they are looked at and moderated.
 
     The change page is view-only: nothing a moderator does edits a row in
@@ -431,8 +434,11 @@ class TableAdmin(admin.ModelAdmin[Table]):
 
 
 @admin.register(Move)
-class MoveAdmin(admin.ModelAdmin[Move]):
+class MoveAdmin(FilterLookupsOnly[Move]):
     """The append-only log, view-only. ``payload`` is never shown (hidden cards, shuffles)."""
+
+    # One table's log, the link a moderator keeps; never a lookup on ``payload``.
+    extra_lookups = ("table__id__exact",)
 
     list_display = ("table", "seq", "round", "seat", "action", "source", "created_at")
     list_filter = ("source", "action")

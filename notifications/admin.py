@@ -1,36 +1,109 @@
-"""Admin of the notifications app: the outbox, reminders sent, preferences."""
+"""Admin of the notifications app: the outbox, reminders sent, preferences.
+
+Every list takes only the lookups of its own filters (``games.admin_lookups``):
+``?text__contains=`` and ``?headers__icontains=`` answer 400.
+"""
 
 from __future__ import annotations
+
+import json
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from games.admin_lookups import FilterLookupsOnly
+
 from . import services
 from .models import OutboxMessage, Preferences, Reminder
 
+#: What the outbox shows instead of an account message's text, HTML and headers.
+ACCOUNT_BODY_HIDDEN = (
+    "Not shown: account mail may hold a link that grants access "
+    "(sealed until it is sent, removed afterwards)."
+)
+_UNSUBSCRIBE_MASK = "[the recipient's unsubscribe token]"
+
+
+def _shown(message: OutboxMessage, value: str) -> str:
+    """A part of ``message`` as staff may read it: never an account message's, never a token.
+
+    Game mail is shown with the one-click unsubscribe token masked (it would
+    let the reader unsubscribe the recipient from everything).
+    """
+    if message.kind in services.ACCOUNT_KINDS:
+        return ACCOUNT_BODY_HIDDEN
+    return value.replace(services.unsubscribe_token(message.user), _UNSUBSCRIBE_MASK)
+
 
 @admin.register(OutboxMessage)
-class OutboxMessageAdmin(admin.ModelAdmin[OutboxMessage]):
+class OutboxMessageAdmin(FilterLookupsOnly[OutboxMessage]):
+    """The outbox, view-only; "send again" for failed or cancelled game mail.
+
+    The model's ``text``, ``html`` and ``headers`` are never fields of a page,
+    a column, a search or a lookup here: the change page shows them through
+    ``_shown`` (issue 35 §1: a reset link read here took an account).
+    """
+
     list_display = ["id", "kind", "to", "table", "turn", "status", "attempts", "created_at"]
     list_filter = ["status", "kind"]
     search_fields = ["to", "subject"]
-    readonly_fields = [f.name for f in OutboxMessage._meta.fields]
+    # One user's or one table's mail, the links a moderator keeps.
+    extra_lookups = ("user__id__exact", "table__id__exact")
+    fields = readonly_fields = (
+        "user",
+        "to",
+        "kind",
+        "subject",
+        "table",
+        "turn",
+        "status",
+        "attempts",
+        "last_error",
+        "next_attempt_at",
+        "created_at",
+        "sent_at",
+        "shown_text",
+        "shown_html",
+        "shown_headers",
+    )
     actions = ["send_again"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    @admin.display(description="text")
+    def shown_text(self, message: OutboxMessage) -> str:
+        return _shown(message, message.text)
+
+    @admin.display(description="HTML")
+    def shown_html(self, message: OutboxMessage) -> str:
+        return _shown(message, message.html)
+
+    @admin.display(description="headers")
+    def shown_headers(self, message: OutboxMessage) -> str:
+        return _shown(message, json.dumps(message.headers, indent=1, ensure_ascii=False))
+
     @admin.action(description="Send the selected failed or cancelled messages again")
     def send_again(self, request: HttpRequest, queryset: QuerySet[OutboxMessage]) -> None:
-        done = sum(
-            services.outbox_retry(message_id=pk) for pk in queryset.values_list("pk", flat=True)
-        )
-        self.message_user(request, f"{done} message(s) queued again.", messages.SUCCESS)
+        account = queryset.filter(kind__in=services.ACCOUNT_KINDS).count()
+        game = queryset.exclude(kind__in=services.ACCOUNT_KINDS).values_list("pk", flat=True)
+        done = sum(services.outbox_retry(message_id=pk) for pk in game)
+        if account:
+            self.message_user(
+                request,
+                f"{account} account message(s) not sent again: account mail is removed once "
+                "sent, failed or cancelled (it may hold a link that grants access). The user "
+                "asks for a new one (a password reset, or a new confirmation link).",
+                messages.ERROR,
+            )
+        if done or not account:
+            self.message_user(request, f"{done} message(s) queued again.", messages.SUCCESS)
 
 
 @admin.register(Reminder)
-class ReminderAdmin(admin.ModelAdmin[Reminder]):
+class ReminderAdmin(FilterLookupsOnly[Reminder]):
+    extra_lookups = ("table__id__exact",)
     list_display = ["table", "turn", "seat", "sent_at"]
     readonly_fields = ["table", "turn", "seat", "sent_at"]
 
@@ -39,7 +112,7 @@ class ReminderAdmin(admin.ModelAdmin[Reminder]):
 
 
 @admin.register(Preferences)
-class PreferencesAdmin(admin.ModelAdmin[Preferences]):
+class PreferencesAdmin(FilterLookupsOnly[Preferences]):
     list_display = [
         "user",
         "verified_email",

@@ -4,10 +4,17 @@ A sending job (``jobs.SEND``) sends one message while its row is locked and
 marks it sent in the same transaction; a failure pushes the next attempt back
 exponentially and the task retries after that countdown. The sweep re-queues
 any pending message whose job was lost.
+
+Account mail (``ACCOUNT_KINDS``: links that confirm an address or reset a
+password, notices about the account) is kept sealed at rest, readable only
+by ``outbox_send``, and its text is removed once it was sent, failed for
+good or was cancelled: whoever reads the table (the admin, a backup) finds
+no link that grants access.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import logging
@@ -19,11 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.contrib.auth.models import User
+from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from jinja2.nodes import EvalContext
 from markupsafe import Markup
 
@@ -153,6 +163,8 @@ def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) 
         "replay_url": replay_url(table.id),
         "unsubscribe_url": unsubscribe,
         "site_url": conf.site_url(),
+        # Every footer links the account page's preferences (notifications may not import web).
+        "account_url": conf.account_url(),
         **context,
     }
     base = f"notifications/email/{kind}"
@@ -265,7 +277,60 @@ def outbox_enqueue_many(mails: Sequence[Mail]) -> list[OutboxMessage]:
 
 
 #: Mail about the account itself: sent to the address it names, whatever the switches.
-ACCOUNT_KINDS = (OutboxMessage.Kind.VERIFY_EMAIL, OutboxMessage.Kind.PASSWORD_RESET)
+ACCOUNT_KINDS = (
+    OutboxMessage.Kind.VERIFY_EMAIL,
+    OutboxMessage.Kind.PASSWORD_RESET,
+    OutboxMessage.Kind.EMAIL_IN_USE,
+    OutboxMessage.Kind.EMAIL_CHANGED,
+    OutboxMessage.Kind.PASSWORD_CHANGED,
+)
+
+#: What an account message's text becomes once it was sent, failed for good or was cancelled.
+ACCOUNT_TEXT_REMOVED = "Removed after sending: account mail may hold a link that grants access."
+#: The fields of a message that hold what it says (``account_text_remove`` clears them).
+BODY_FIELDS = ("text", "html", "headers")
+_SEAL_SALT = "gamenook.notifications.outbox.account-mail"
+
+
+def _sealer() -> MultiFernet:
+    """Fernet keys derived from ``SECRET_KEY``, then from each of ``SECRET_KEY_FALLBACKS``.
+
+    Sealing uses the first; unsealing tries each, so a key rotated into the
+    fallbacks still opens the mail sealed before, as it still checks a reset
+    link made before. Django's signer is where both settings are read.
+    """
+    signer = signing.Signer()
+    return MultiFernet(
+        [
+            Fernet(
+                base64.urlsafe_b64encode(
+                    salted_hmac(_SEAL_SALT, "", secret=key, algorithm="sha256").digest()
+                )
+            )
+            for key in [signer.key, *signer.fallback_keys]
+        ]
+    )
+
+
+def account_text_seal(text: str) -> str:
+    """``text`` encrypted and authenticated (Fernet) under a key only the secret key gives."""
+    return _sealer().encrypt(text.encode()).decode("ascii")
+
+
+def account_text_unseal(sealed: str) -> str:
+    """What ``account_text_seal`` sealed; ``cryptography.fernet.InvalidToken`` otherwise."""
+    return _sealer().decrypt(sealed.encode("ascii")).decode()
+
+
+def account_text_remove(message: OutboxMessage) -> list[str]:
+    """Clear an account message's text, HTML and headers (not saved); the fields changed.
+
+    Once the message is done, nothing it held is needed again; a game message is kept.
+    """
+    if message.kind not in ACCOUNT_KINDS:
+        return []
+    message.text, message.html, message.headers = ACCOUNT_TEXT_REMOVED, "", {}
+    return list(BODY_FIELDS)
 
 
 def account_mail_enqueue(
@@ -274,7 +339,8 @@ def account_mail_enqueue(
     """Queue a message ``accounts`` composed (a confirmation link, a password reset link).
 
     It goes to ``to`` even while that address is unverified (confirming it is
-    the point) and whatever the user's switches say. Call it inside the
+    the point) and whatever the user's switches say. Its text is stored sealed
+    (``account_text_seal``): only ``outbox_send`` reads it. Call it inside the
     transaction that decided it; the sending job is queued after the commit.
     """
     if kind not in ACCOUNT_KINDS:
@@ -284,7 +350,7 @@ def account_mail_enqueue(
         to=to,
         kind=kind,
         subject=subject,
-        text=text,
+        text=account_text_seal(text),
         next_attempt_at=timezone.now(),
     )
     jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
@@ -298,6 +364,54 @@ def _still_wanted(message: OutboxMessage) -> bool:
     # Game mail: wanted, and still to the (confirmed) address it was written for.
     same_address = message.to.lower() == message.user.email.lower()
     return same_address and wants(message.user, message.kind)
+
+
+def _email(message: OutboxMessage) -> EmailMultiAlternatives:
+    """The e-mail of ``message``; an account message's parts are unsealed here and nowhere else."""
+    sealed = message.kind in ACCOUNT_KINDS
+    text = account_text_unseal(message.text) if sealed else message.text
+    email = EmailMultiAlternatives(
+        subject=message.subject,
+        body=text,
+        to=[message.to],
+        headers=dict(message.headers),
+    )
+    if message.html:
+        email.attach_alternative(
+            account_text_unseal(message.html) if sealed else message.html, "text/html"
+        )
+    return email
+
+
+def _email_or_close(message: OutboxMessage) -> EmailMultiAlternatives | None:
+    """The e-mail to send for ``message`` (locked), or None once it was closed instead.
+
+    Closed: cancelled when its user no longer wants it, failed when its sealed
+    text no longer opens.
+    """
+    if not _still_wanted(message):
+        message.status = OutboxMessage.Status.CANCELLED
+        message.save(update_fields=["status", *account_text_remove(message)])
+        return None
+    try:
+        return _email(message)
+    except InvalidToken:
+        _unreadable(message)
+        return None
+
+
+def _unreadable(message: OutboxMessage) -> None:
+    """Fail for good an account message that no key opens (``SECRET_KEY`` changed)."""
+    message.status = OutboxMessage.Status.FAILED
+    message.next_attempt_at = None
+    message.last_error = (
+        "Its sealed text no longer opens: SECRET_KEY changed, and the key it was sealed "
+        "with is not in SECRET_KEY_FALLBACKS. The user asks for a new link."
+    )
+    message.save(
+        update_fields=["status", "next_attempt_at", "last_error", *account_text_remove(message)]
+    )
+    logger.warning("outbox message %s: its sealed text no longer opens", message.pk)
 
 
 @dataclass(frozen=True)
@@ -324,7 +438,9 @@ def outbox_send(*, message_id: int) -> SendOutcome:
     marked sent in the same transaction. After a failure the message stays
     pending with ``next_attempt_at`` pushed back exponentially, until
     ``GAMENOOK_EMAIL_MAX_ATTEMPTS`` failures mark it failed. A message whose
-    user has since opted out is cancelled instead of sent.
+    user has since opted out is cancelled instead of sent. An account
+    message's text is unsealed here only, to send it, and removed once it is
+    sent, failed for good or cancelled (``account_text_remove``).
 
     SMTP gives no exactly-once delivery: a worker killed after the server
     accepted the message but before the commit sends it again when the job
@@ -343,36 +459,39 @@ def outbox_send(*, message_id: int) -> SendOutcome:
             return SendOutcome(sent=False)
         if message.next_attempt_at is not None and message.next_attempt_at > now + _EARLY_TOLERANCE:
             return SendOutcome(sent=False)  # an early copy; the scheduled retry will come
-        if not _still_wanted(message):
-            message.status = OutboxMessage.Status.CANCELLED
-            message.save(update_fields=["status"])
+        email = _email_or_close(message)
+        if email is None:
             return SendOutcome(sent=False)
-        email = EmailMultiAlternatives(
-            subject=message.subject,
-            body=message.text,
-            to=[message.to],
-            headers=dict(message.headers),
-        )
-        if message.html:
-            email.attach_alternative(message.html, "text/html")
         try:
             email.send()
         except (smtplib.SMTPException, OSError) as exc:
             error = exc
             message.attempts += 1
             message.last_error = f"{type(exc).__name__}: {exc}"[:2000]
+            removed: list[str] = []
             if message.attempts >= conf.email_max_attempts():
                 message.status = OutboxMessage.Status.FAILED
                 message.next_attempt_at = None
+                removed = account_text_remove(message)
             else:
                 message.next_attempt_at = now + timedelta(seconds=_backoff(message.attempts))
-            message.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
+            message.save(
+                update_fields=["attempts", "last_error", "status", "next_attempt_at", *removed]
+            )
         else:
             message.status = OutboxMessage.Status.SENT
             message.sent_at = timezone.now()
             message.attempts += 1
             message.next_attempt_at = None
-            message.save(update_fields=["status", "sent_at", "attempts", "next_attempt_at"])
+            message.save(
+                update_fields=[
+                    "status",
+                    "sent_at",
+                    "attempts",
+                    "next_attempt_at",
+                    *account_text_remove(message),
+                ]
+            )
             return SendOutcome(sent=True)
     logger.warning("sending outbox message %s failed: %s", message_id, error)
     if message.status == OutboxMessage.Status.FAILED:
@@ -381,11 +500,19 @@ def outbox_send(*, message_id: int) -> SendOutcome:
 
 
 def outbox_retry(*, message_id: int) -> bool:
-    """Put a failed or cancelled message back in the queue (the admin's "send again")."""
-    updated = OutboxMessage.objects.filter(
-        pk=message_id,
-        status__in=[OutboxMessage.Status.FAILED, OutboxMessage.Status.CANCELLED],
-    ).update(status=OutboxMessage.Status.PENDING, attempts=0, next_attempt_at=timezone.now())
+    """Put a failed or cancelled message back in the queue (the admin's "send again").
+
+    Not an account message: its text was removed when it failed or was
+    cancelled (the user asks for a new link). False when nothing was queued.
+    """
+    updated = (
+        OutboxMessage.objects.filter(
+            pk=message_id,
+            status__in=[OutboxMessage.Status.FAILED, OutboxMessage.Status.CANCELLED],
+        )
+        .exclude(kind__in=ACCOUNT_KINDS)
+        .update(status=OutboxMessage.Status.PENDING, attempts=0, next_attempt_at=timezone.now())
+    )
     if updated:
         jobs.dispatch(jobs.SEND, (message_id,))
     return bool(updated)
