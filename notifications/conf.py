@@ -59,3 +59,13 @@ def presence_stale() -> timedelta:
 
 def bot_grace() -> timedelta:
     return timedelta(seconds=float(settings.GAMENOOK_BOT_GRACE_SECONDS))
+
+
+def your_turn_quiet() -> timedelta:
+    """Ruling 19: how long a player must neither move nor have a table open to be mailed."""
+    return timedelta(seconds=float(settings.GAMENOOK_YOUR_TURN_QUIET_SECONDS))
+
+
+def account_url() -> str:
+    """The account page (the web client's ``/account/``), whose preferences every e-mail links."""
+    return str(settings.GAMENOOK_ACCOUNT_URL)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import selectors as games_selectors
 from games import services as games
 
 from . import jobs
+from .away import turn_notices_record
 from .models import OutboxMessage
 from .outbox import Mail, outbox_enqueue
 
@@ -18,7 +18,7 @@ Kind = OutboxMessage.Kind
 
 
 def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) -> None:
-    """Queue what a committed change calls for: a bot turn, "your turn", "game over".
+    """Queue what a committed change calls for: a bot turn, a "your turn" notice, "game over".
 
     Runs in a worker (job ``FOLLOWUPS``, queued on commit by the receiver),
     so the request that made the change does not wait for e-mail to be
@@ -42,8 +42,8 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
     elif new_turn and seat.user is not None and not table.realtime:
         # A real-time turn lasts seconds: the player is at the table, not in their mail.
-        with transaction.atomic():
-            _enqueue(_your_turn(table, seat.user))
+        # Ruling 19: no message now, a notice decided after the quiet delay (``away``).
+        turn_notices_record(user_ids=[seat.user.pk])
 
 
 def timeout_followups(
@@ -51,13 +51,16 @@ def timeout_followups(
 ) -> tuple[list[Mail], list[tuple[int, int]]]:
     """What each timeout of a page calls for, decided as ``table_followups`` decides it.
 
-    Returns the mails to write ("your turn", "game over") and the bot turns
-    to queue, as (table id, seq). The batch of timeouts writes them in its
-    own transaction (``turns.tables_apply_timeouts``) instead of queueing a
-    follow-ups job per table: the facts are at hand, no table is read again.
+    Returns the mails to write ("game over") and the bot turns to queue, as
+    (table id, seq); the next player's "your turn" notice (ruling 19,
+    ``away``) is recorded here, for the whole page at once. Call it in the
+    page's own transaction (``turns.tables_apply_timeouts``), which writes
+    them instead of queueing a follow-ups job per table: the facts are at
+    hand, no table is read again.
     """
     mails: list[Mail] = []
     bots: list[tuple[int, int]] = []
+    notices: list[int] = []
     for done in applied:
         table = games_selectors.facts_of(done.result.table)
         seat = done.to_act
@@ -68,18 +71,9 @@ def timeout_followups(
         elif seat.bot_plays:
             bots.append((table.id, table.seq))
         elif done.result.new_turn and seat.user is not None and not table.realtime:
-            mails.append(_your_turn(table, seat.user))
+            notices.append(seat.user.pk)
+    turn_notices_record(user_ids=notices)
     return mails, bots
-
-
-def _your_turn(table: games_selectors.TableFacts, user: User) -> Mail:
-    return Mail(
-        user=user,
-        kind=Kind.YOUR_TURN,
-        table=table,
-        turn=table.turn,
-        context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
-    )
 
 
 def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:

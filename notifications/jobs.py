@@ -38,6 +38,8 @@ TIMEOUTS = "notifications.tasks.apply_timeouts"
 BOT_TURNS = "notifications.tasks.run_bot_turns"
 #: (message id, ...): the e-mails a page of timeouts wrote.
 SEND_MANY = "notifications.tasks.send_outbox_messages"
+#: (user id, ...): "your turn" notices due (ruling 19, ``away.turn_notice_decide``).
+YOUR_TURNS = "notifications.tasks.send_your_turns"
 
 
 def flat(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:

@@ -46,6 +46,11 @@ class OutboxMessage(models.Model):
         # Account mail (composed by accounts): sent whatever the preferences say.
         VERIFY_EMAIL = "verify_email", "Confirm your e-mail address"
         PASSWORD_RESET = "password_reset", "Reset your password"
+        # Sent instead of a confirmation link when another account holds the address.
+        EMAIL_IN_USE = "email_in_use", "The address belongs to an account already"
+        # Told to the confirmed address when the account's address or password changes.
+        EMAIL_CHANGED = "email_changed", "Your address was changed"
+        PASSWORD_CHANGED = "password_changed", "Your password was changed"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -125,3 +130,59 @@ class Preferences(models.Model):
     def wants(self, kind: str) -> bool:
         """True when the user wants e-mail of ``kind`` (an ``OutboxMessage.Kind``)."""
         return not self.unsubscribed_all and bool(getattr(self, kind))
+
+
+class TurnNotice(models.Model):
+    """The one "your turn" message a user may have waiting (ruling 19).
+
+    A new turn of theirs at a turn-by-turn table sets ``due_at`` (the quiet
+    delay from now) unless it is set already; at ``due_at`` the sweep hands
+    the user to ``away.turn_notice_decide``, which mails them once about every
+    table where it is their turn, postpones while they are at a table, or
+    drops the notice when they moved first. ``told`` holds the turns the last
+    message named, ``{table id: turn}``, so a turn is never announced twice.
+    The row is locked while deciding: that makes the message exactly once.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="turn_notice"
+    )
+    #: When to decide; None: nothing waiting.
+    due_at = models.DateTimeField(null=True, blank=True)
+    told = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [
+            # The sweep reads only the notices waiting, through this index.
+            models.Index(
+                fields=["due_at"], name="turn_notice_due", condition=Q(due_at__isnull=False)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Your-turn notice of user {self.user_id} (due {self.due_at})"
+
+
+class TableSeen(models.Model):
+    """The last time a user had a table open (ruling 19: a player at the table is not away).
+
+    Written at most once a minute per user, table and web process while the
+    page polls (``away.table_seen``), and when a socket at the table closes.
+    Rows older than the quiet delay say nothing any more; the sweep deletes them.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tables_seen"
+    )
+    table = models.ForeignKey("games.Table", on_delete=models.CASCADE, related_name="seen_by")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "table"], name="table_seen_unique_user_table"),
+        ]
+        indexes = [models.Index(fields=["seen_at"], name="table_seen_at")]
+
+    def __str__(self) -> str:
+        return f"User {self.user_id} saw table {self.table_id} at {self.seen_at}"

@@ -1,4 +1,7 @@
-"""Listens to ``games.signals``: queues bot turns, e-mail and real-time timers after each commit."""
+"""Listens to ``games.signals``: queues bot turns, e-mail and real-time timers after each commit.
+
+And to a socket's close at a table, which says the player had the table open (``away``).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,12 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
 from games.signals import seat_held, table_changed
 
-from . import jobs
+from . import away, jobs
 
 logger = logging.getLogger(__name__)
 
@@ -53,3 +57,11 @@ def on_seat_held(
 ) -> None:
     """A real-time seat is held: its hold ends at ``until`` (the sweep is the safety net)."""
     jobs.dispatch_at(jobs.HOLD, (table_id, seat), until)
+
+
+# A socket at a table closed (games.services.presence_close deletes its row): the
+# player had the table open until now (ruling 19). By the model's label, as
+# notifications reads games' models through its selectors only.
+post_delete.connect(
+    away.connection_closed, sender="games.Connection", dispatch_uid="notifications.seen_on_close"
+)

@@ -7,11 +7,13 @@ Each concern has its own module; this one only gathers their public names:
 - ``jobs``: queueing work for a worker by name; ``tasks``: the registry that runs it;
 - ``turns``: timeouts, reminders and bot turns (through ``games.services``);
 - ``followups``: what a committed change calls for;
+- ``away``: ruling 19, "your turn" only for a player who is away, one message for all tables;
 - ``sweep``: the periodic source of truth (and the real-time tables' safety net).
 """
 
 from __future__ import annotations
 
+from .away import is_away, table_seen, turn_notice_decide
 from .followups import table_followups
 from .jobs import (
     BOT_TURN,
@@ -23,6 +25,7 @@ from .jobs import (
     SEND_MANY,
     TIMEOUT,
     TIMEOUTS,
+    YOUR_TURNS,
     Dispatch,
     dispatch,
 )
@@ -76,6 +79,7 @@ __all__ = [
     "SEND_MANY",
     "TIMEOUT",
     "TIMEOUTS",
+    "YOUR_TURNS",
     "Dispatch",
     "Mail",
     "SendOutcome",
@@ -87,6 +91,7 @@ __all__ = [
     "dispatch",
     "email_is_verified",
     "email_verified_set",
+    "is_away",
     "outbox_enqueue",
     "outbox_enqueue_many",
     "outbox_retry",
@@ -103,7 +108,9 @@ __all__ = [
     "table_apply_timeout",
     "table_followups",
     "table_remind",
+    "table_seen",
     "tables_apply_timeouts",
+    "turn_notice_decide",
     "table_url",
     "unsubscribe_token",
     "unsubscribe_url",

@@ -15,7 +15,7 @@ from django.utils import timezone
 from games import selectors as games_selectors
 from games import services as games
 
-from . import conf, jobs
+from . import away, conf, jobs
 from .models import OutboxMessage
 
 
@@ -27,12 +27,24 @@ class SweepResult:
     bots: int = 0
     holds: int = 0
     connections: int = 0
+    idempotency_keys: int = 0
+    your_turn: int = 0
+    tables_seen: int = 0
 
 
 def sweep(
     *, now: datetime | None = None, run: jobs.Dispatch | None = None, batch: int | None = None
 ) -> SweepResult:
-    """Hand every overdue deadline, reminder and e-mail to a job; returns how many.
+    """Hand every overdue deadline, reminder, e-mail and "your turn" notice to a job.
+
+    The notices whose quiet delay is over (ruling 19) are read through the
+    partial index ``turn_notice_due`` and go out in pages of
+    ``GAMENOOK_TIMEOUT_PAGE`` users (``jobs.YOUR_TURNS``); the ``TableSeen``
+    rows older than the delay are deleted (one indexed DELETE).
+
+    It also deletes the ``Idempotency-Key`` records older than a day
+    (``games.services.idempotency_keys_purge``): one indexed row read when
+    there are none.
 
     Reads active tables through the partial indexes on ``deadline_at`` and
     ``remind_at``, so its cost grows with what is due, not with the number
@@ -69,6 +81,12 @@ def sweep(
     for message_id in overdue.iterator(chunk_size=batch):
         run(jobs.SEND, (message_id,))
         result.emails += 1
+    # Ruling 19: the "your turn" notices whose quiet delay is over, a page a job.
+    for users in away.turn_notices_due(now=now, batch=size):
+        run(jobs.YOUR_TURNS, tuple(users))
+        result.your_turn += len(users)
+    result.tables_seen = away.tables_seen_purge(now=now)
+    result.idempotency_keys = games.idempotency_keys_purge(now=now, batch=batch)
     return result
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from celery import Task, shared_task
 
 from . import jobs
+from .away import turn_notices_decide
 from .followups import table_followups as _followups
 from .outbox import outbox_send
 from .sweep import sweep as _sweep
@@ -78,6 +79,12 @@ def table_followups(table_id: int, seq: int, new_turn: int, finished: int) -> No
     _followups(table_id=table_id, seq=seq, new_turn=bool(new_turn), finished=bool(finished))
 
 
+@shared_task(name=jobs.YOUR_TURNS, **_REDELIVER)
+def send_your_turns(*user_ids: int) -> int:
+    """Decide the "your turn" notices of these users, each its own transaction."""
+    return turn_notices_decide(user_ids=user_ids)
+
+
 @shared_task(name=jobs.BOT_TURN, **_REDELIVER)
 def run_bot_turn(table_id: int, seq: int) -> bool:
     return bot_turn_run(table_id=table_id, seq=seq)
@@ -136,6 +143,7 @@ JOBS: dict[str, Callable[..., object]] = {
     jobs.TIMEOUTS: apply_timeouts.run,
     jobs.REMIND: send_reminder.run,
     jobs.FOLLOWUPS: table_followups.run,
+    jobs.YOUR_TURNS: send_your_turns.run,
     jobs.BOT_TURN: run_bot_turn.run,
     jobs.BOT_TURNS: run_bot_turns.run,
     jobs.HOLD: end_hold.run,

@@ -17,6 +17,7 @@ from games import selectors as games_selectors
 from games import services as games
 
 from . import jobs
+from .away import is_away
 from .followups import timeout_followups
 from .models import OutboxMessage, Reminder
 from .outbox import Mail, outbox_enqueue, outbox_enqueue_many
@@ -141,7 +142,9 @@ def table_remind(*, table_id: int, turn: int) -> bool:
     """Send turn ``turn``'s halfway reminder, once; True when it was handled now.
 
     The ``Reminder`` row is written even when nobody is mailed (a bot's turn,
-    a player who opted out), so the turn counts as reminded either way.
+    a player who opted out, one who had the table open or acted there within
+    the quiet delay: ruling 19, ``away.is_away``), so the turn counts as
+    reminded either way.
     """
     with transaction.atomic():
         claimed = games.table_claim_reminder(table_id=table_id, turn=turn)
@@ -156,9 +159,11 @@ def table_remind(*, table_id: int, turn: int) -> bool:
                 )
         except IntegrityError:
             return False
-        if seat is not None and seat.user is not None and not seat.left:
+        # Ruling 19: a player at the table within the quiet delay sees its time left.
+        user = None if seat is None or seat.left else seat.user
+        if user is not None and is_away(user_id=user.pk, table_id=table_id):
             outbox_enqueue(
-                user=seat.user,
+                user=user,
                 kind=Kind.REMINDER,
                 table=table,
                 turn=turn,

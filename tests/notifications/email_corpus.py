@@ -9,7 +9,8 @@ read the diff:
     DJANGO_SETTINGS_MODULE=gamenook.settings.test \
         .venv/bin/python -m tests.notifications.email_corpus
 
-The corpus takes each branch of every template: the timeout with the seat left
+The corpus takes each branch of every template: "your turn" at one table or
+several (ruling 19), the timeout with the seat left
 or kept, with and without the lines saying what the table did, ending the game
 or not; the game over with rankings (a seat that left, scores of 0, 1 and
 more, one round or several, no ranking at all); both timeout policies of the
@@ -36,6 +37,7 @@ SETTINGS = {
     "SITE_URL": "https://gamenook.example",
     "GAMENOOK_TABLE_URL": "https://gamenook.example/tables/{table_id}/",
     "GAMENOOK_REPLAY_URL": "https://gamenook.example/tables/{table_id}/replay/",
+    "GAMENOOK_ACCOUNT_URL": "https://gamenook.example/account/",
 }
 
 #: Usernames that escaping, encodings or whitespace could change.
@@ -68,25 +70,52 @@ def _ranking(*entries: tuple[str, int, bool]) -> list[dict[str, Any]]:
     ]
 
 
+def _turn(table_id: int, deadline: datetime | None, hours: int, left: str) -> dict[str, Any]:
+    """One table of a "your turn" message, as ``notifications.away`` lists it."""
+    url = f"https://gamenook.example/tables/{table_id}/"
+    return {"table_id": table_id, "url": url, "deadline_at": deadline, "hours": hours, "left": left}
+
+
+def _your_turn(deadline: datetime | None, hours: int, left: str) -> dict[str, Any]:
+    """The context of a "your turn" message about table 31337 alone."""
+    turns = [_turn(31337, deadline, hours, left)]
+    return {"turns": turns, "deadline_at": deadline, "hours": hours, "left": left}
+
+
 def _cases() -> Iterator[Case]:
     for label, username in NAMES.items():
         yield Case(
             f"your_turn-{label}",
             "your_turn",
             username,
-            context={"deadline_at": DEADLINE, "hours": 24},
+            context=_your_turn(DEADLINE, 24, "23 hours 59 minutes"),
         )
     yield Case(
         "your_turn-1h-offset-deadline",
         "your_turn",
+        context=_your_turn(
+            datetime(2031, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=2))), 1, "1 minute"
+        ),
+    )
+    # Several tables (ruling 19): one message, the least time left first.
+    yield Case(
+        "your_turn-three-tables",
+        "your_turn",
+        NAMES["markup"],
         context={
-            "deadline_at": datetime(2031, 12, 31, 23, 0, tzinfo=timezone(timedelta(hours=2))),
-            "hours": 1,
+            "turns": [
+                _turn(31337, DEADLINE, 12, "less than a minute"),
+                _turn(7, DEADLINE + timedelta(hours=5), 24, "5 hours"),
+                _turn(12, DEADLINE + timedelta(days=2, minutes=1), 72, "2 days 1 minute"),
+            ],
+            "deadline_at": DEADLINE,
+            "hours": 12,
+            "left": "less than a minute",
         },
     )
     # The warm-up in scripts/bench_sweep.py gives neither a deadline nor hours.
     yield Case("your_turn-missing-deadline-and-hours", "your_turn")
-    yield Case("your_turn-none-deadline", "your_turn", context={"deadline_at": None, "hours": 24})
+    yield Case("your_turn-none-deadline", "your_turn", context=_your_turn(None, 24, ""))
     for policy in ("bot", "leave"):
         for label in ("plain", "markup"):
             yield Case(
@@ -155,17 +184,41 @@ def _cases() -> Iterator[Case]:
         "game_over",
         context={"what": [], "ranking": [], "mine": None, "rounds": 1},
     )
+    when = {"when": "2030-01-02 03:04"}
     for label, username in NAMES.items():
         yield Case(f"verify_email-{label}", "verify_email", username, context={"days": 3})
         yield Case(f"password_reset-{label}", "password_reset", username)
+        changed = {"masked": "n***@example.net", **when}
+        yield Case(f"email_changed-{label}", "email_changed", username, context=changed)
+        reset = {"reset": False, **when}
+        yield Case(f"password_changed-{label}", "password_changed", username, context=reset)
+    yield Case("password_changed-reset", "password_changed", context={"reset": True, **when})
+    # Issue 35 §5: to an address another account holds, for a sign-up or an address change.
+    for purpose, signup in (("signup", True), ("change", False)):
+        for state, confirmed in (("confirmed", True), ("unconfirmed", False)):
+            yield Case(
+                f"email_in_use-{purpose}-{state}",
+                "email_in_use",
+                context={
+                    "signup": signup,
+                    "holder": NAMES["markup"],
+                    "holder_confirmed": confirmed,
+                },
+            )
 
 
 CASES = list(_cases())
 
 #: The messages ``accounts.services`` writes: its own text, no HTML, a fixed subject.
 ACCOUNT_TEMPLATES = {
-    "verify_email": "accounts/email/verify_email.txt",
-    "password_reset": "accounts/email/password_reset.txt",
+    kind: f"accounts/email/{kind}.txt"
+    for kind in (
+        "verify_email",
+        "password_reset",
+        "email_in_use",
+        "email_changed",
+        "password_changed",
+    )
 }
 
 
@@ -191,9 +244,12 @@ def compose(case: Case) -> dict[str, Any]:
         link = f"https://gamenook.example/accounts/{case.kind}/tok-<&'\">/"
         context = {
             "user": user,
+            "email": user.email,
             "link": link,
             "uid": "NDI0Mg",
             "token": "c4x-9f&'\"<>",
+            "forgot_url": "https://gamenook.example/password-reset/",
+            "site_url": SETTINGS["SITE_URL"],
             **case.context,
         }
         return {"text": render_to_string(ACCOUNT_TEMPLATES[case.kind], context)}

@@ -172,15 +172,24 @@ def test_bots_take_their_turns_at_once_without_a_sweep(jobs: Jobs) -> None:
         assert bot_moves.exists()
 
 
-def test_your_turn_mail_goes_to_the_human_whose_turn_starts(jobs: Jobs) -> None:
+def test_your_turn_mail_goes_to_the_human_whose_turn_starts_once_they_are_away(
+    jobs: Jobs,
+) -> None:
     alice, bob = make_user(), make_user()
-    with time_machine.travel(T0, tick=False):
+    with time_machine.travel(T0, tick=False) as clock:
         table = started_table(alice, bob, turn_hours=24)
         jobs.drain()
         first = seat_to_act(table)
+        assert not OutboxMessage.objects.exists()  # ruling 19: not at once
+        clock.shift(timedelta(minutes=10))  # away for the quiet delay
+        services.sweep(run=services.run_inline)
+        jobs.drain()
         play_turn(table)
         jobs.drain()
         second = seat_to_act(table)
+        clock.shift(timedelta(minutes=10))
+        services.sweep(run=services.run_inline)
+        jobs.drain()
     sent = OutboxMessage.objects.filter(kind=OutboxMessage.Kind.YOUR_TURN).order_by("pk")
     assert [(m.user, m.turn) for m in sent][:2] == [(first.user, 1), (second.user, table.turn)]
     assert all(m.status == OutboxMessage.Status.SENT for m in sent)

@@ -165,6 +165,9 @@ def test_worker_and_beat_send_the_reminder_by_smtp_and_apply_the_timeout(
         tmp_path,
         GAMENOOK_TEST_EMAIL_URL=f"smtp://127.0.0.1:{port}",
         GAMENOOK_SECONDS_PER_HOUR="1",
+        # Ruling 19: the reminder goes to a player away for the quiet delay; with
+        # one-second hours, two seconds of it are over well before the halfway instant.
+        GAMENOOK_YOUR_TURN_QUIET_SECONDS="2",
     )
     with override_settings(GAMENOOK_SECONDS_PER_HOUR=1):
         table = started_table(make_user(), make_user(), turn_hours=12, timeout_policy="bot")

@@ -22,7 +22,7 @@ from games.errors import StaleSequence
 from games.models import Move, Table
 from notifications import jobs as jobs_module
 from notifications import services, tasks, turns
-from notifications.models import OutboxMessage, Reminder
+from notifications.models import OutboxMessage, Reminder, TurnNotice
 
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
 
@@ -313,8 +313,10 @@ def test_a_worker_killed_in_the_middle_of_a_reminder_loses_nothing_and_sends_onc
     with time_machine.travel(T0, tick=False):
         (table,) = tables(1, turn_hours=12)
         jobs.clear()
-    # The worker process runs on the real clock: put the reminder instant behind it.
+    # The worker process runs on the real clock: put the reminder instant behind it,
+    # and the turn's start too, so the player counts as away (ruling 19).
     Table.objects.filter(pk=table.pk).update(
+        turn_started_at=datetime.now(UTC) - timedelta(hours=11),
         remind_at=datetime.now(UTC) - timedelta(minutes=1),
         deadline_at=datetime.now(UTC) + timedelta(hours=1),
     )
@@ -422,12 +424,20 @@ def test_a_page_gives_each_table_what_its_single_job_gives_it(
     texts = {m.table_id: generic(m) for m in OutboxMessage.objects.filter(kind="timeout")}
     assert texts[bot_paged.pk] == texts[single.pk]
     # What follows: the single job's commit asks for the follow-ups job, the page wrote
-    # them in its own transaction (one mail, one sending job for the page).
-    assert OutboxMessage.objects.filter(kind="your_turn", table=bot_paged).count() == 1
+    # them in its own transaction (one sending job for the page's mail, and the next
+    # player's "your turn" notice, due after the quiet delay: ruling 19).
+    assert not OutboxMessage.objects.filter(kind="your_turn").exists()
+    next_player = bot_paged.seats.get(number=bot_paged.to_act).user
+    due = T0 + timedelta(hours=12, minutes=10)
+    assert TurnNotice.objects.get(user=next_player).due_at == due
     assert OutboxMessage.objects.filter(kind="game_over", table=leave_paged).count() == 2
     assert jobs.names().count(services.FOLLOWUPS) == 1  # the single job's
     assert jobs.names().count(services.SEND_MANY) == 1  # the page's
-    jobs.run(services.FOLLOWUPS)
+    with time_machine.travel(T0 + timedelta(hours=12), tick=False) as clock:
+        jobs.run(services.FOLLOWUPS)
+        clock.shift(timedelta(minutes=10))
+        services.sweep(run=services.run_inline)
+    assert OutboxMessage.objects.filter(kind="your_turn", table=bot_paged).count() == 1
     your_turn = {m.table_id: generic(m) for m in OutboxMessage.objects.filter(kind="your_turn")}
     assert your_turn[bot_paged.pk] == your_turn[single.pk]
 
@@ -455,6 +465,10 @@ def test_a_page_delivered_twice_acts_once(jobs: Jobs) -> None:
         assert tasks.apply_timeouts(*jobs_module.flat(pairs)) == 0
         assert not [name for name in jobs.names() if name == services.TIMEOUT]
         jobs.drain()
+        # Each next player's "your turn" notice was recorded once; away, each gets one.
+        assert TurnNotice.objects.filter(due_at__isnull=False).count() == 3
+        clock.shift(timedelta(minutes=10))
+        services.sweep(run=services.run_inline)
     for table in [*late, *leaver]:
         assert_timed_out_once(table, before[table.pk])
     assert OutboxMessage.objects.filter(kind="your_turn").count() == 3
@@ -518,6 +532,8 @@ def test_two_pages_at_once_apply_each_timeout_once(repeat: int, jobs: Jobs) -> N
         )
         assert all(isinstance(r, int) for r in results), results
         jobs.drain()  # the single-table jobs for rows the other page held
+        clock.shift(timedelta(minutes=10))  # the next players away for the quiet delay
+        services.sweep(run=services.run_inline)
     for table in late:
         assert_timed_out_once(table, before[table.pk])
     assert OutboxMessage.objects.filter(kind="your_turn").count() == 6
@@ -637,8 +653,8 @@ def test_a_worker_killed_in_the_middle_of_a_page_loses_nothing_and_times_out_onc
     )
     try:
         assert worker.stdout is not None
-        # Three timeouts, their mails and the next players' "your turn" written...
-        assert worker.stdout.readline().strip() == "inside 6"
+        # Three timeouts, their mails and the next players' "your turn" notices written...
+        assert worker.stdout.readline().strip() == "inside 3"
         worker.send_signal(signal.SIGKILL)  # ...but not committed
         worker.wait(timeout=30)
     finally:
@@ -646,12 +662,16 @@ def test_a_worker_killed_in_the_middle_of_a_page_loses_nothing_and_times_out_onc
             worker.kill()
     assert not Move.objects.filter(source=Move.Source.TIMEOUT).exists()
     assert not OutboxMessage.objects.exists()
+    assert not TurnNotice.objects.exists()
     assert {t.pk: t.seq for t in Table.objects.filter(pk__in=before)} == before
 
     now = datetime.now(UTC)
     assert services.sweep(now=now, run=services.run_inline).timeouts == 3
     assert services.sweep(now=now, run=services.run_inline).timeouts == 0
     jobs.drain()
+    with time_machine.travel(now + timedelta(minutes=11), tick=False):  # ruling 19
+        services.sweep(run=services.run_inline)
+        jobs.drain()
     for table in late:
         assert_timed_out_once(table, before[table.pk])
     assert OutboxMessage.objects.filter(kind="your_turn").count() == 3

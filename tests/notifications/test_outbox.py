@@ -23,14 +23,18 @@ from notifications.outbox import Mail, outbox_enqueue_many
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)  # in the past: jobs may run on the real clock
+QUIET = timedelta(minutes=10)  # GAMENOOK_YOUR_TURN_QUIET_SECONDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def your_turn_message(jobs: Jobs) -> OutboxMessage:
-    with time_machine.travel(T0, tick=False):
+    """A "your turn" message written at T0, its player away since the turn began (ruling 19)."""
+    with time_machine.travel(T0 - QUIET, tick=False):
         started_table(make_user(), make_user(), turn_hours=24)
         jobs.run(services.FOLLOWUPS)
+    with time_machine.travel(T0, tick=False):
+        services.sweep(run=services.run_inline)
     return OutboxMessage.objects.get(kind=OutboxMessage.Kind.YOUR_TURN)
 
 
@@ -44,7 +48,8 @@ def test_a_message_has_plain_text_html_a_table_link_and_one_click_unsubscribe(
     link = f"http://127.0.0.1:8000/tables/{message.table.pk}/"  # the web client's table page
     assert sent.to == [message.user.email]
     assert sent.subject == f"Your turn at table {message.table.pk}"
-    assert link in sent.body and "2024-03-02 09:00 UTC" in sent.body
+    assert link in sent.body and "2024-03-02 08:50 UTC" in sent.body  # 24 h from T0 - QUIET
+    assert "23 hours 50 minutes left" in sent.body
     assert isinstance(sent, EmailMultiAlternatives)
     html, mimetype = sent.alternatives[0]
     assert mimetype == "text/html" and link in str(html)
@@ -200,7 +205,7 @@ def test_the_game_over_mail_shows_the_ranking_and_scores(jobs: Jobs) -> None:
     message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.GAME_OVER)
     assert message.user == alice and message.status == OutboxMessage.Status.SENT
     assert "Ranking:" in message.text and "1. " in message.text
-    assert "alice" in message.text and "Bot (easy)" in message.text
+    assert "alice" in message.text and "Bot 1 (easy)" in message.text
     assert "<th>Score</th>" in message.html and "alice" in message.html
 
 
