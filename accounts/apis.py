@@ -7,13 +7,14 @@ type is refused, never coerced.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from django.contrib.auth import authenticate, logout, update_session_auth_hash
+from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth.models import User
-from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_serializer
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,11 +24,12 @@ from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
 from games.apis.fields import StrictBooleanField, StrictCharField, StrictEmailField
 from games.apis.idempotency import idempotent
-from games.errors import Conflict, ServiceError
+from games.errors import ServiceError
 from notifications import services as notifications
 
-from . import selectors, services
+from . import backoff, selectors, services
 from .models import ApiToken
+from .validators import MAX_LENGTH, UsernameValidator
 
 TAG = ["accounts"]
 
@@ -62,6 +64,36 @@ class DetailSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField(help_text="What happened, for a person.")
 
 
+class MailThrottled(exceptions.APIException):
+    """``services.MailHeld`` as DRF answers it: 429 ``mail_throttled`` with ``Retry-After``."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "mail_throttled"
+
+    def __init__(self, held: services.MailHeld) -> None:
+        super().__init__(held.message, code=self.default_code)
+        self.wait = held.retry_after  # DRF's handler sends it as Retry-After
+
+
+@contextmanager
+def _mail_limits() -> Iterator[None]:
+    """Answer a confirmation mail held back by its limits with 429 and ``Retry-After``."""
+    try:
+        yield
+    except services.MailHeld as held:
+        raise MailThrottled(held) from None
+
+
+_EMAIL_NULL = serializers.EmailField(
+    allow_null=True, help_text="The account's address: confirmed, or null while it has none."
+)
+_PENDING = serializers.EmailField(
+    allow_null=True,
+    help_text="The address asked for and not confirmed yet (it becomes `email` once the link "
+    "mailed to it is followed), or null. The same whether or not the address was free.",
+)
+
+
 class RegisterApi(APIView):
     authentication_classes = ()
     permission_classes = (AllowAny,)
@@ -70,30 +102,47 @@ class RegisterApi(APIView):
     @extend_schema_serializer(component_name="RegisterInput")
     class InputSerializer(serializers.Serializer[Any]):
         username = StrictCharField(
-            min_length=1, max_length=150, validators=[UnicodeUsernameValidator()]
+            min_length=1,
+            max_length=MAX_LENGTH,
+            validators=[UsernameValidator()],
+            help_text="Kept in its NFKC form. Letters of one script (or a mix a language "
+            "writes with, as Latin with Han and kana), digits and . @ + - _; no spaces, no "
+            "invisible, control or direction characters. Taken if another name is the same "
+            "once case and look-alike letters are set aside (Alice, ＡＬＩＣＥ, alice).",
         )
-        email = StrictEmailField(help_text="Unique (in any case); it gets a confirmation link.")
+        email = StrictEmailField(
+            help_text="It waits for confirmation: a mail to it says how. The answer is the "
+            "same whether or not an account has the address."
+        )
         password = _password()
 
     @extend_schema_serializer(component_name="RegisterOutput")
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
-        username = serializers.CharField()
-        email = serializers.EmailField()
+        username = serializers.CharField(help_text="As kept: the NFKC form of the name sent.")
+        email = _EMAIL_NULL
+        pending_email = _PENDING
         email_verified = serializers.BooleanField()
 
     @extend_schema(
         tags=TAG,
-        summary="Register a new account (a link to confirm the address is mailed)",
+        summary="Register a new account (its address waits for confirmation)",
+        description="The account is made with no address of its own and `email` waiting: a "
+        "mail to that address holds a link that confirms it, or, when another account has "
+        "it already, says so to its owner. The answer does not tell which. 429 "
+        "`mail_throttled` (nothing made) when the address was mailed less than "
+        "`GAMENOOK_CONFIRM_MAIL_INTERVAL` seconds ago.",
         request=InputSerializer,
         responses={201: OutputSerializer, **_errors(400, 413, 429)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data)
-        user = services.user_register(**data)
-        body = {"id": user.pk, "username": user.username, "email": user.email}
-        return Response({**body, "email_verified": False}, status=status.HTTP_201_CREATED)
+        with _mail_limits():
+            user = services.user_register(**data)
+        body = {"id": user.pk, "username": user.username, "email": user.email or None}
+        body |= {"pending_email": data["email"], "email_verified": False}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class TokenApi(APIView):
@@ -126,14 +175,25 @@ class TokenApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Make a named API token with a username and password",
+        description="After a few wrong passwords for one username, or from one address, "
+        "each further try must wait, doubling up to a bound: 429 `login_locked` with "
+        "Retry-After, the right password included. The web's log-in page counts with it.",
         request=InputSerializer,
         responses={200: OutputSerializer, **_errors(400, 409, 413, 429)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data)
-        user = authenticate(request._request, username=data["username"], password=data["password"])
-        if not isinstance(user, User) or not user.is_active:
+        try:
+            # The web's log-in page counts failures with this endpoint (accounts.backoff).
+            user = backoff.authenticate(
+                request=request._request, username=data["username"], password=data["password"]
+            )
+        except backoff.LoginLocked as locked:
+            response = self.handle_exception(locked)
+            response["Retry-After"] = str(locked.retry_after)
+            return response
+        if user is None:
             raise ServiceError("Wrong username or password.", code="invalid_credentials")
         token, key = services.token_create(user=user, name=data["name"])
         return Response({"token": key, "id": token.pk, "name": token.name, "prefix": token.prefix})
@@ -246,8 +306,11 @@ class PasswordResetApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Mail a password reset link to an account's address",
-        description="Answers 202 whether or not an account has the address.",
+        summary="Mail a password reset link to an account's confirmed address",
+        description="Answers 202 whether or not an account has the address, in the same "
+        "time: a worker looks the address up. The link goes only to an account's confirmed "
+        "address, never to one waiting for confirmation; an account that never confirmed an "
+        "address cannot reset its password by mail. At most one a minute per account.",
         request=InputSerializer,
         responses={202: DetailSerializer, **_errors(400, 413, 429)},
         auth=[],
@@ -273,7 +336,7 @@ class PasswordResetConfirmApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Set a new password with the uid and token of a reset link",
-        description="Revokes every API token of the account.",
+        description="Revokes every API token of the account; the address is told.",
         request=InputSerializer,
         responses={200: DetailSerializer, **_errors(400, 413, 429)},
         auth=[],
@@ -294,7 +357,7 @@ class PasswordChangeApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Change your password (your other tokens are revoked)",
+        summary="Change your password (your other tokens are revoked; your address is told)",
         request=InputSerializer,
         responses={200: DetailSerializer, **_errors(400, 401, 403, 413, 429)},
     )
@@ -328,7 +391,18 @@ class MeApi(APIView):
     @extend_schema_serializer(component_name="MeInput")
     class InputSerializer(serializers.Serializer[Any]):
         email = StrictEmailField(
-            required=False, help_text="A new address gets a confirmation link."
+            required=False,
+            help_text="A new address (needs `current_password`). It waits for confirmation and "
+            "becomes `email` once the link mailed to it is followed; the answer is the same "
+            "whether or not another account has it. Your own address again drops the one "
+            "waiting.",
+        )
+        current_password = StrictCharField(
+            required=False,
+            write_only=True,
+            max_length=128,
+            help_text="Your password: needed to change `email` (a token or session alone is not "
+            "enough).",
         )
         notifications = NotificationPreferencesSerializer(required=False)
 
@@ -336,14 +410,28 @@ class MeApi(APIView):
     class OutputSerializer(serializers.Serializer[Any]):
         id = serializers.IntegerField()
         username = serializers.CharField()
-        email = serializers.EmailField()
+        email = serializers.SerializerMethodField()
         email_verified = serializers.SerializerMethodField()
+        pending_email = serializers.SerializerMethodField()
         email_status = serializers.SerializerMethodField()
         notifications = serializers.SerializerMethodField()
 
-        @extend_schema_field(serializers.BooleanField())
+        @extend_schema_field(_EMAIL_NULL)
+        def get_email(self, user: User) -> str | None:
+            return user.email or None
+
+        @extend_schema_field(
+            serializers.BooleanField(
+                help_text="Whether `email` is confirmed: game e-mail and "
+                "password reset links go only to a confirmed address."
+            )
+        )
         def get_email_verified(self, user: User) -> bool:
             return notifications.email_is_verified(user)
+
+        @extend_schema_field(_PENDING)
+        def get_pending_email(self, user: User) -> str | None:
+            return selectors.pending_email_of(user=user)
 
         @extend_schema_field(
             serializers.CharField(help_text="Whether game e-mail reaches you, and if not why.")
@@ -366,6 +454,12 @@ class MeApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Change the signed-in user's e-mail address or e-mail preferences",
+        description="A new `email` needs `current_password` (400 `invalid` naming it "
+        "otherwise) and waits for confirmation: see `pending_email`. The address confirmed "
+        "before is told once the new one is confirmed. 429 `mail_throttled` (nothing "
+        "changed) past `GAMENOOK_CONFIRM_MAILS_PER_DAY` confirmation mails a day for the "
+        "account, or when the address was mailed less than `GAMENOOK_CONFIRM_MAIL_INTERVAL` "
+        "seconds ago.",
         request=InputSerializer,
         responses={200: OutputSerializer, **_errors(400, 401, 403, 409, 413, 422, 429)},
     )
@@ -373,9 +467,10 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data, partial=True)
         changes = data.pop("notifications", None)
-        user = services.user_update(
-            user=request_user(request), notifications_changes=changes, **data
-        )
+        with _mail_limits():
+            user = services.user_update(
+                user=request_user(request), notifications_changes=changes, **data
+            )
         return Response(self.OutputSerializer(user).data)
 
 
@@ -384,20 +479,18 @@ class MeVerifyEmailApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Mail a new link confirming your address",
-        description="At most one mail a minute; answers 202 either way.",
+        summary="Mail the address waiting for confirmation again",
+        description="The address waiting (`pending_email`), or your own address if it is not "
+        "confirmed. 409 `already_verified` when nothing waits; 429 `mail_throttled` past the "
+        "limits of confirmation mail (per account a day, per address every few minutes).",
         request=None,
         responses={202: DetailSerializer, **_errors(400, 401, 403, 409, 429)},
     )
     def post(self, request: Request) -> Response:
         parse_input(_Empty, request.data)
-        user = _user(request)
-        if notifications.email_is_verified(user):
-            raise Conflict("Your address is confirmed already.", code="already_verified")
-        if not user.email:
-            raise ServiceError("Your account has no address: set one first.", code="no_email")
-        services.email_verification_send(user=user)
+        with _mail_limits():
+            address = services.email_verification_send(user=_user(request))
         return Response(
-            _detail(f"A link confirming {user.email} is on its way."),
+            _detail(f"A message to {address} is on its way: it says how to confirm it."),
             status=status.HTTP_202_ACCEPTED,
         )

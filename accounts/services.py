@@ -5,16 +5,39 @@ confirmed address, the outbox) is ``notifications``': these functions call
 those apps' services, each in the transaction it documents, and never touch
 their models.
 
-An address belongs to one account at most, compared without case; the
-database holds that too (the index of migration 0002), so two registrations
-racing for one address cannot both win.
+**Addresses.** ``User.email``, the account's address, changes only when a
+link mailed to the new address is followed; until then the address asked
+for (at sign-up or as a change) waits in ``PendingEmail``. An address
+belongs to one account at most, compared without case (the index of
+migration 0002 holds that even when two confirmations race), and asking for
+one takes it from nobody. Whether another account holds it is decided in a
+job (``ADDRESS_MAIL``, run by ``accounts.tasks``), which mails that address
+either the link or a note that it is taken: the request does the same work
+and gives the same answer either way, so it tells nobody which addresses
+have accounts. A password reset request queues its job (``RESET_MAIL``) the
+same way.
+
+**Mail to strangers.** A confirmation mail goes to an address nobody has
+proved yet: it holds nothing a user chose (no username), and there are at
+most ``GAMENOOK_CONFIRM_MAILS_PER_DAY`` of them per account and one per
+address every ``GAMENOOK_CONFIRM_MAIL_INTERVAL`` seconds, whoever asks
+(``MailHeld``, and nothing changes).
+
+**A stolen session.** Changing the address or the password needs the
+current password; a reset link goes only to a confirmed address; the
+confirmed address is told when the address or the password changes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import math
 import secrets
+import time
 from typing import Any
 
+from celery import current_app
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
@@ -24,6 +47,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
@@ -32,13 +56,25 @@ from games import services as games
 from games.errors import Conflict, NotFound, ServiceError
 from notifications import services as notifications
 
-from . import conf
-from .models import PREFIX_LENGTH, ApiToken, token_digest
+from . import backoff, conf, validators
+from .models import PREFIX_LENGTH, ApiToken, NameKey, PendingEmail, token_digest
 from .signals import credentials_changed_on_commit
+
+logger = logging.getLogger(__name__)
 
 _VERIFY_SALT = "accounts.verify-email"
 #: How many tokens one user may hold at once (one per client or bot is plenty).
 MAX_TOKENS = 20
+
+#: The jobs accounts hands to a worker, by the names ``accounts.tasks`` registers.
+#: (pending address id): mail an address waiting for confirmation its link, or that it is taken.
+ADDRESS_MAIL = "accounts.tasks.send_address_mail"
+#: (address,): mail a password reset link, if a confirmed account has the address.
+RESET_MAIL = "accounts.tasks.send_password_reset"
+
+_DAY = 86400
+#: The units ``_duration`` counts in, and from how many seconds: hours past an hour.
+_UNITS = (("hour", 3600, 3601), ("minute", 60, 60), ("second", 1, 1))
 
 
 class InvalidLink(ServiceError):
@@ -47,19 +83,43 @@ class InvalidLink(ServiceError):
     message = "This link is not valid, or has expired. Ask for a new one."
 
 
-def _taken_email() -> ServiceError:
+class MailHeld(ServiceError):
+    """A confirmation mail past its limits: nothing was written and nothing is sent.
+
+    ``retry_after`` is how many seconds until the limit that held it lets one go.
+    """
+
+    status = 429
+    code = "mail_throttled"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, retry_after)
+
+
+def publish(name: str, args: tuple[int | str, ...]) -> None:
+    """Hand job ``name`` to the broker; a broker that cannot take it is logged, not raised.
+
+    A mail whose job is lost is asked for again by its user (a new link, a
+    new reset request): the request that queued it has answered already.
+    """
+    try:
+        current_app.send_task(name, args=args)
+    except Exception:
+        logger.exception("could not queue %s", name)  # its arguments may hold an address
+
+
+def _dispatch_on_commit(name: str, args: tuple[int | str, ...]) -> None:
+    """Queue job ``name`` once the current transaction commits (never if it rolls back)."""
+    transaction.on_commit(lambda: publish(name, args), robust=True)
+
+
+def _taken_name() -> ServiceError:
     return ServiceError(
-        "That e-mail address belongs to another account.",
+        "That username is taken.",
         code="invalid",
-        fields={"email": ["An account with this e-mail address already exists."]},
+        fields={"username": ["A user with that username already exists."]},
     )
-
-
-def email_taken(email: str, *, by_other_than: User | None = None) -> bool:
-    users = User.objects.filter(email__iexact=email)
-    if by_other_than is not None:
-        users = users.exclude(pk=by_other_than.pk)
-    return bool(email) and users.exists()
 
 
 def _check_password(password: str, user: User) -> None:
@@ -71,133 +131,404 @@ def _check_password(password: str, user: User) -> None:
         ) from None
 
 
+def _require_password(user: User, password: str | None, *, to: str) -> None:
+    """Refuse unless ``password`` is ``user``'s: a session or token alone is not enough ``to``."""
+    if not password:
+        text = f"Give your current password to {to}."
+        raise ServiceError(text, code="invalid", fields={"current_password": [text]})
+    # Counted with the username's failed log-ins (accounts.backoff): raises LoginLocked.
+    if not backoff.password_check(user=user, password=password):
+        raise ServiceError(
+            "The current password is wrong.",
+            code="invalid",
+            fields={"current_password": ["The current password is wrong."]},
+        )
+
+
+def masked_email(email: str) -> str:
+    """``email`` with its local part hidden but its first character: ``n***@example.com``."""
+    local, _, domain = email.rpartition("@")
+    return f"{local[:1]}***@{domain}"
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as a person reads it, rounded up: "40 seconds", "5 minutes", "3 hours"."""
+    whole = max(1, math.ceil(seconds))
+    for unit, size, start in _UNITS:
+        if whole >= start:
+            count = math.ceil(whole / size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    raise AssertionError("unreachable: every whole is at least a second")
+
+
+def _now_text() -> str:
+    return timezone.now().strftime("%Y-%m-%d %H:%M")
+
+
+# ----------------------------------------------------------------------------
+# How many confirmation mails: per account a day, per address every few minutes
+
+
+def _address_turn_key(email: str) -> str:
+    # Hashed: a cache key holds no address, and any address makes a valid key.
+    return "accounts.mail.address." + hashlib.sha256(email.lower().encode()).hexdigest()
+
+
+def _take_address_turn(email: str) -> None:
+    """Take ``email``'s turn for a confirmation mail, or raise ``MailHeld``.
+
+    Counted per address whoever asks (a sign-up, an address change, a new
+    link), and whether or not an account has the address: the refusal says
+    only that a mail to it was asked for lately.
+    """
+    interval = conf.confirm_mail_interval()
+    key = _address_turn_key(email)
+    until = time.time() + interval
+    if cache.add(key, until, timeout=interval):
+        return
+    left = float(cache.get(key) or until) - time.time()
+    raise MailHeld(
+        f"A mail to {email} was asked for less than {_duration(interval)} ago. To keep "
+        f"anyone from filling an inbox, the next one can go in {_duration(left)}.",
+        retry_after=int(left) + 1,
+    )
+
+
+def _take_account_turn(user: User, *, check: bool = True) -> None:
+    """Count one confirmation mail against ``user``'s day, or raise ``MailHeld`` past the limit."""
+    count_key, until_key = f"accounts.mail.account.{user.pk}", f"accounts.mail.until.{user.pk}"
+    cache.add(count_key, 0, timeout=_DAY)
+    cache.add(until_key, time.time() + _DAY, timeout=_DAY)
+    try:
+        count = cache.incr(count_key)
+    except ValueError:  # the day ended between the two lines
+        count = 1
+        cache.set(count_key, count, timeout=_DAY)
+    limit = conf.confirm_mails_per_day()
+    if check and count > limit:
+        left = float(cache.get(until_key) or time.time() + _DAY) - time.time()
+        raise MailHeld(
+            f"This account had {limit} confirmation mails in a day already, the most it may. "
+            f"The next one can go in {_duration(left)}.",
+            retry_after=int(left) + 1,
+        )
+
+
+def _take_mail_turn(*, user: User, email: str) -> None:
+    """Both turns for a confirmation mail from ``user`` to ``email``; nothing is counted if held."""
+    _take_account_turn(user)
+    try:
+        _take_address_turn(email)
+    except MailHeld:
+        cache.decr(f"accounts.mail.account.{user.pk}")
+        raise
+
+
 # ----------------------------------------------------------------------------
 # Registration and the address
 
 
-def user_register(*, username: str, email: str, password: str) -> User:
-    """Create an active user and mail a link that confirms their address.
+def _clean_username(username: str) -> tuple[str, str]:
+    """The name as it is kept (NFKC) and its key; ``ServiceError`` when refused or taken.
 
-    Raises ``ServiceError`` (code ``invalid``, with ``fields``) when the name
-    or the address is taken (in any case) or the password is refused;
-    nothing is written then.
+    This is the check that counts: the API's serializer and the web form run
+    the same validator first only to answer sooner.
     """
-    _check_password(password, User(username=username, email=email))
-    taken = ServiceError(
-        "That username is taken.",
-        code="invalid",
-        fields={"username": ["A user with that username already exists."]},
-    )
-    if User.objects.filter(username__iexact=username).exists():
-        raise taken
-    if email_taken(email):
-        raise _taken_email()
+    name = validators.normalize_username(username)
+    problems = validators.username_problems(name)
+    if problems:
+        raise ServiceError(
+            "That username is not acceptable.",
+            code="invalid",
+            fields={"username": [text for _, text in problems]},
+        )
+    key = validators.name_key(name)
+    # Accounts made in the admin have no key: their names are compared without case at least.
+    if (
+        NameKey.objects.filter(key=key).exists()
+        or User.objects.filter(username__iexact=name).exists()
+    ):
+        raise _taken_name()
+    return name, key
+
+
+def user_register(*, username: str, email: str, password: str) -> User:
+    """Create an active user whose address waits for confirmation, and queue its mail.
+
+    The same whether or not another account holds ``email``: the account is
+    made with no address of its own and ``email`` waiting, and a job mails
+    ``email`` a confirmation link, or, when the address is taken, a note that
+    someone tried to sign up with it (``address_mail_write``). Raises
+    ``ServiceError`` (code ``invalid``, with ``fields``) when the name is
+    refused or taken (``validators``) or the password is refused, and
+    ``MailHeld`` when ``email`` had a confirmation mail lately; nothing is
+    written then.
+    """
+    name, key = _clean_username(username)
+    _check_password(password, User(username=name, email=email))
+    _take_address_turn(email)
     try:
         with transaction.atomic():
-            user = User.objects.create_user(username=username, email=email, password=password)
-            email_verification_send(user=user)
+            user = User.objects.create_user(username=name, email="", password=password)
+            NameKey.objects.create(user=user, key=key)
+            pending = PendingEmail.objects.create(user=user, email=email)
+            _dispatch_on_commit(ADDRESS_MAIL, (pending.pk,))
     except IntegrityError:
-        # A twin request won the race for the name or the address.
-        raise (_taken_email() if email_taken(email) else taken) from None
+        cache.delete(_address_turn_key(email))
+        raise _taken_name() from None  # a twin request won the race for the name
+    _take_account_turn(user, check=False)  # the sign-up's mail is the first of its day
     return user
+
+
+def _waiting_of(user: User) -> PendingEmail | None:
+    """The address ``user`` asked for and has not confirmed, if any."""
+    return PendingEmail.objects.filter(user=user).first()
+
+
+def _ask_for_address(user: User, email: str) -> None:
+    """``email`` waits for ``user``'s confirmation, replacing any other; its mail is queued."""
+    PendingEmail.objects.filter(user=user).delete()
+    pending = PendingEmail.objects.create(user=user, email=email)
+    _dispatch_on_commit(ADDRESS_MAIL, (pending.pk,))
 
 
 def user_update(
-    *, user: User, email: str | None = None, notifications_changes: dict[str, Any] | None = None
+    *,
+    user: User,
+    email: str | None = None,
+    current_password: str | None = None,
+    notifications_changes: dict[str, Any] | None = None,
 ) -> User:
     """Change what a user may change about themselves: the address and the e-mail switches.
 
-    One transaction: either every change is saved or none is. A new address
-    gets a confirmation link; game mail stops until it is confirmed.
+    A new address needs ``current_password``, and becomes the account's only
+    once the link mailed to it is followed: until then it waits, and the
+    account's address, game mail and resets stay as they were. The answer is
+    the same whether or not another account holds it (``address_mail_write``
+    tells the address). Asking for the account's own address again, in any
+    case, drops the one waiting. Raises ``MailHeld`` past the limits of
+    confirmation mail. One transaction: either every change is saved or none is.
     """
-    try:
-        with transaction.atomic():
-            if email is not None and email.lower() != user.email.lower():
-                if email_taken(email, by_other_than=user):
-                    raise _taken_email()
-                user.email = email
-                user.save(update_fields=["email"])
-                email_verification_send(user=user)
-            elif email is not None and email != user.email:  # a change of case only
-                user.email = email
-                user.save(update_fields=["email"])
-            if notifications_changes:
-                notifications.preferences_update(user, **notifications_changes)
-    except IntegrityError:
-        user.refresh_from_db()
-        raise _taken_email() from None
+    with transaction.atomic():
+        if email is not None:
+            _change_address(user=user, email=email, current_password=current_password)
+        if notifications_changes:
+            notifications.preferences_update(user, **notifications_changes)
     return user
+
+
+def _change_address(*, user: User, email: str, current_password: str | None) -> None:
+    waiting = _waiting_of(user)
+    if email == user.email and waiting is None:
+        return  # no change
+    _require_password(user, current_password, to="change the address")
+    if user.email and email.lower() == user.email.lower():
+        PendingEmail.objects.filter(user=user).delete()
+        if email != user.email:  # a change of case only: the same address, still confirmed
+            user.email = email
+            user.save(update_fields=["email"])
+        return
+    _take_mail_turn(user=user, email=email)
+    _ask_for_address(user, email)
 
 
 def _cooling_down(key: str, seconds: int) -> bool:
     """True when the same mail went out less than ``seconds`` ago (else start the clock).
 
     The rate limits count requests per client; this counts mails per
-    address, so nobody can fill someone's inbox from many clients.
+    account, so nobody can fill someone's inbox from many clients.
     """
     return not cache.add(f"accounts.mail.{key}", 1, timeout=seconds)
 
 
-def verification_token(user: User) -> str:
+def verification_token(user: User, email: str) -> str:
     """A signed, timestamped token naming the user and the address it confirms."""
     return signing.TimestampSigner(salt=_VERIFY_SALT).sign_object(
-        {"user": user.pk, "email": user.email.lower()}
+        {"user": user.pk, "email": email.lower()}
     )
 
 
-def email_verification_send(*, user: User) -> bool:
-    """Mail ``user`` a link confirming their current address; False if one just went out."""
-    if not user.email or _cooling_down(f"verify.{user.pk}.{user.email.lower()}", 60):
-        return False
-    token = verification_token(user)
-    link = conf.site_url() + reverse("accounts:verify-email", args=[token])
-    context = {"user": user, "link": link, "days": conf.verify_days()}
-    notifications.account_mail_enqueue(
-        user=user,
-        kind="verify_email",
-        to=user.email,
-        subject="Confirm your e-mail address for Gamenook",
-        text=render_to_string("accounts/email/verify_email.txt", context),
-    )
+def email_verification_send(*, user: User) -> str:
+    """Mail again the address waiting for confirmation; returns that address.
+
+    With none waiting, the account's own address if it is not confirmed yet
+    (an account made in the admin). Raises ``Conflict`` (``already_verified``)
+    when there is nothing to confirm, ``ServiceError`` (``no_email``) when
+    the account has no address at all, ``MailHeld`` past the limits.
+    """
+    waiting = _waiting_of(user)
+    if waiting is not None:
+        address = waiting.email
+    elif notifications.email_is_verified(user):
+        raise Conflict("Your address is confirmed already.", code="already_verified")
+    elif not user.email:
+        raise ServiceError("Your account has no address: set one first.", code="no_email")
+    else:
+        address = user.email
+    _take_mail_turn(user=user, email=address)
+    with transaction.atomic():
+        _ask_for_address(user, address)
+    return address
+
+
+def address_mail_write(*, pending_id: int) -> bool:
+    """Write the mail of an address waiting for confirmation (the job ``ADDRESS_MAIL``).
+
+    A confirmation link when no other account holds the address; else a
+    note to the address that someone tried to sign up with it, or to make it
+    another account's, with the way to a new password for the account that
+    holds it (``email_in_use``). Neither says anything the asking user chose.
+    Once per waiting address: False when it was mailed already, or replaced,
+    confirmed or its user deactivated since.
+    """
+    with transaction.atomic():
+        pending = (
+            PendingEmail.objects.select_for_update(of=("self",))
+            .select_related("user")
+            .filter(pk=pending_id, mailed_at__isnull=True)
+            .first()
+        )
+        if pending is None or not pending.user.is_active:
+            return False
+        user, email = pending.user, pending.email
+        holder = User.objects.filter(email__iexact=email).exclude(pk=user.pk).first()
+        if holder is None:
+            token = verification_token(user, email)
+            link = conf.site_url() + reverse("accounts:verify-email", args=[token])
+            kind, subject = "verify_email", "Confirm your e-mail address for Gamenook"
+            context: dict[str, Any] = {"email": email, "link": link, "days": conf.verify_days()}
+        else:
+            signup = not user.email
+            kind = "email_in_use"
+            subject = (
+                "Someone tried to sign up for Gamenook with your address"
+                if signup
+                else "Someone asked to use your address for a Gamenook account"
+            )
+            context = {
+                "email": email,
+                "signup": signup,
+                "holder": holder.username,
+                "holder_confirmed": notifications.email_is_verified(holder),
+                "forgot_url": conf.password_forgot_url(),
+            }
+        notifications.account_mail_enqueue(
+            user=user,
+            kind=kind,
+            to=email,
+            subject=subject,
+            text=render_to_string(f"accounts/email/{kind}.txt", context),
+        )
+        pending.mailed_at = timezone.now()
+        pending.save(update_fields=["mailed_at"])
     return True
 
 
 def email_verify(*, token: str) -> User:
     """Confirm the address a link was made for; raises ``InvalidLink`` otherwise.
 
-    The link stops working once the account's address has changed, and
-    after ``GAMENOOK_VERIFY_DAYS`` days.
+    The address waiting becomes the account's, and the address confirmed
+    before it is told (``email_changed``); or the account's own address,
+    not confirmed yet, is confirmed. The link stops working once another
+    address was asked for, and after ``GAMENOOK_VERIFY_DAYS`` days.
     """
     try:
         data = signing.TimestampSigner(salt=_VERIFY_SALT).unsign_object(
-            token, max_age=conf.verify_days() * 86400
+            token, max_age=conf.verify_days() * _DAY
         )
     except (signing.BadSignature, ValueError, TypeError):
         raise InvalidLink() from None
     if not isinstance(data, dict) or not isinstance(data.get("user"), int):
         raise InvalidLink()
+    address = data.get("email")
     user = User.objects.filter(pk=data["user"], is_active=True).first()
-    if user is None or user.email.lower() != data.get("email"):
+    if user is None or not isinstance(address, str) or not address:
         raise InvalidLink()
-    notifications.email_verified_set(user, user.email)
+    with transaction.atomic():
+        waiting = PendingEmail.objects.select_for_update().filter(user=user).first()
+        if waiting is not None and waiting.email.lower() == address:
+            _adopt_address(user, waiting)
+        elif user.email.lower() == address:
+            notifications.email_verified_set(user, user.email)
+        else:
+            raise InvalidLink()
     return user
+
+
+def _adopt_address(user: User, waiting: PendingEmail) -> None:
+    """``waiting`` becomes ``user``'s address, confirmed; the confirmed one before is told."""
+    before = user.email if notifications.email_is_verified(user) else ""
+    taken = InvalidLink("This address belongs to another account now, so it cannot be yours.")
+    if waiting.email != user.email:
+        if User.objects.filter(email__iexact=waiting.email).exclude(pk=user.pk).exists():
+            raise taken
+        previous, user.email = user.email, waiting.email
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["email"])
+        except IntegrityError:  # another account confirmed it a moment ago
+            user.email = previous
+            raise taken from None
+    waiting.delete()
+    notifications.email_verified_set(user, user.email)
+    if before and before.lower() != user.email.lower():
+        context = {"user": user, "masked": masked_email(user.email), "when": _now_text()}
+        context["site_url"] = conf.site_url()
+        notifications.account_mail_enqueue(
+            user=user,
+            kind="email_changed",
+            to=before,
+            subject="The address of your Gamenook account was changed",
+            text=render_to_string("accounts/email/email_changed.txt", context),
+        )
 
 
 # ----------------------------------------------------------------------------
 # Passwords
 
 
-def password_reset_request(*, email: str) -> None:
-    """Mail a password reset link to the account with this address, if there is one.
+def _password_notice(user: User, *, reset: bool) -> None:
+    """Tell the account's confirmed address that its password changed (none: nobody to tell)."""
+    if not notifications.email_is_verified(user):
+        return
+    context = {
+        "user": user,
+        "reset": reset,
+        "when": _now_text(),
+        "forgot_url": conf.password_forgot_url(),
+    }
+    notifications.account_mail_enqueue(
+        user=user,
+        kind="password_changed",
+        to=user.email,
+        subject="The password of your Gamenook account was changed",
+        text=render_to_string("accounts/email/password_changed.txt", context),
+    )
 
-    Says nothing either way (the API answers the same), so nobody learns
-    which addresses have accounts. At most one mail a minute per address.
+
+def password_reset_request(*, email: str) -> None:
+    """Queue the job that mails a password reset link for ``email`` (``password_reset_write``).
+
+    Looks nothing up here: the request does the same work and answers the
+    same whatever the address, so nobody learns which addresses have accounts.
+    """
+    _dispatch_on_commit(RESET_MAIL, (email,))
+
+
+def password_reset_write(*, email: str) -> bool:
+    """Write the reset mail for ``email`` (the job ``RESET_MAIL``); True when one was written.
+
+    Only to an active account whose address it is and is confirmed: never to
+    an address that waits for confirmation, so a session that asked for a
+    new address cannot take the account with a reset. An account that never
+    confirmed an address cannot reset its password by mail. At most one a
+    minute per account.
     """
     user = User.objects.filter(email__iexact=email, is_active=True).first()
     if user is None or not user.has_usable_password():
-        return
-    if _cooling_down(f"reset.{user.pk}", 60):
-        return
+        return False
+    if not notifications.email_is_verified(user) or _cooling_down(f"reset.{user.pk}", 60):
+        return False
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     token = default_token_generator.make_token(user)
     link = conf.site_url() + reverse("accounts:password-reset", args=[uid, token])
@@ -210,6 +541,7 @@ def password_reset_request(*, email: str) -> None:
             subject="Reset your Gamenook password",
             text=render_to_string("accounts/email/password_reset.txt", context),
         )
+    return True
 
 
 def password_reset_user(*, uid: str, token: str) -> User:
@@ -231,8 +563,8 @@ def password_reset_user(*, uid: str, token: str) -> User:
 def password_reset_confirm(*, uid: str, token: str, password: str) -> User:
     """Set a new password through a reset link; every token of the user is revoked.
 
-    Following the link proves the user reads their address, so it is
-    confirmed as well.
+    The link went to the account's confirmed address (and stops working if
+    the address changes), which is told of the new password too.
     """
     user = password_reset_user(uid=uid, token=token)
     _check_password(password, user)
@@ -244,6 +576,7 @@ def password_reset_confirm(*, uid: str, token: str, password: str) -> User:
         notifications.email_verified_set(user, user.email)
         # Every session of the user ends with the old password's hash, and the sockets with it.
         credentials_changed_on_commit(user_id=user.pk, revoked_tokens=revoked, recheck=True)
+        _password_notice(user, reset=True)
     return user
 
 
@@ -255,12 +588,7 @@ def password_change(
     ``keep`` is the token the request came with, so the client that changed
     the password stays signed in.
     """
-    if not user.check_password(current_password):
-        raise ServiceError(
-            "The current password is wrong.",
-            code="invalid",
-            fields={"current_password": ["The current password is wrong."]},
-        )
+    _require_password(user, current_password, to="change the password")
     _check_password(new_password, user)
     with transaction.atomic():
         user.set_password(new_password)
@@ -272,6 +600,7 @@ def password_change(
         others.delete()
         # The user's other sessions end with the old password's hash, and their sockets too.
         credentials_changed_on_commit(user_id=user.pk, revoked_tokens=revoked, recheck=True)
+        _password_notice(user, reset=False)
 
 
 # ----------------------------------------------------------------------------
@@ -352,5 +681,7 @@ def user_anonymise(*, user: User) -> User:
         user.first_name = user.last_name = ""
         user.set_unusable_password()
         user.save()
+        PendingEmail.objects.filter(user=user).delete()
+        NameKey.objects.filter(user=user).delete()
         notifications.preferences_forget(user)
     return user

@@ -129,7 +129,10 @@ def _bob_first_move(named: dict[str, str]) -> str:
 
 STEPS = [
     Step(
-        "### Accounts\n\nRegister Alice. The answer says her address is not confirmed yet:",
+        "### Accounts\n\nRegister Alice. Her address waits for confirmation (`pending_email`): "
+        "the account has none of its own (`email` is null) until she follows the link mailed "
+        "to it. The answer would be the same if another account had the address (that "
+        "account's owner would be told instead):",
         f'curl -si -X POST "$API/auth/register/" {JSON} -d \'{{"username": "alice", '
         '"email": "alice@example.com", "password": "correct horse battery"}\'',
     ),
@@ -156,13 +159,20 @@ STEPS = [
     ),
     Step(
         "The confirmation link is in her mail (under `.mail/`, one file per message, with "
-        "`make run`). Its last part is the token; the link opens a page with a button, and "
-        "a program sends the token to `POST /auth/verify-email/`:",
+        "`make run`; the worker writes it). Its last part is the token; the link opens a page "
+        "with a button, and a program sends the token to `POST /auth/verify-email/`, which "
+        "makes the address hers:",
         "LINK=$(grep -l 'To: alice@example.com' .mail/*.eml "
         "| xargs grep -ho 'http://[^ ]*/verify-email/[^ ]*' | tail -1); "
         f'curl -si -X POST "$API/auth/verify-email/" {JSON} '
         '-d "{\\"token\\": \\"$(basename "$LINK")\\"}"',
         wait_for_mail="alice@example.com",
+    ),
+    Step(
+        "A token alone does not change her address: that needs `current_password` too, so a "
+        "stolen token cannot move the account's mail (and its password resets) elsewhere:",
+        f'curl -si -X PATCH "$API/me/" {AS_ALICE} {JSON} '
+        '-d \'{"email": "mallory@evil.example"}\'',
     ),
     Step(
         "She also turns off the halfway reminders (the other switches stay as they are; "

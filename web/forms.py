@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from accounts.validators import MAX_LENGTH, UsernameValidator
 from games import selectors
 
 _CHOICES = selectors.table_choices()
@@ -25,8 +26,12 @@ class Form(forms.Form):
 
 
 class SignUpForm(Form):
+    # The API's rule, checked here to answer sooner; ``user_register`` checks it again.
     username = forms.CharField(
-        max_length=150, widget=forms.TextInput(attrs={"autocomplete": "username"})
+        max_length=MAX_LENGTH,
+        validators=[UsernameValidator()],
+        help_text="Letters (of one alphabet), digits and . @ + - _ only.",
+        widget=forms.TextInput(attrs={"autocomplete": "username"}),
     )
     email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email"}))
     password = forms.CharField(
@@ -156,7 +161,13 @@ class ActionForm(Form):
 
 class EmailForm(Form):
     email = forms.EmailField(
-        label="E-mail address", widget=forms.EmailInput(attrs={"autocomplete": "email"})
+        label="New e-mail address", widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    # A session alone does not change the address (issue 35 §3).
+    current_password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -18,12 +19,15 @@ from django.core import mail
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts import services
 from accounts.models import ApiToken, token_digest
+from games import selectors as games_selectors
 from notifications import services as notifications
 from notifications.models import OutboxMessage
+from tests.accounts.conftest import AccountJobs
 from tests.factories import make_user, start_table
 from tests.games.conftest import assert_error
 
@@ -33,6 +37,7 @@ Api = Callable[[User | None], APIClient]
 REGISTER = "/api/v1/auth/register/"
 TOKEN = "/api/v1/auth/token/"
 ME = "/api/v1/me/"
+VERIFY = "/api/v1/auth/verify-email/"
 PASSWORD = "correct horse battery"
 GOOD = {"username": "dora", "email": "dora@example.com", "password": "a long enough secret"}
 
@@ -61,24 +66,37 @@ def token_client(key: str) -> APIClient:
 
 
 @pytest.mark.parametrize("email", ["alice@example.com", "ALICE@Example.COM"])
-def test_register_refuses_an_address_another_account_has_in_any_case(
+def test_register_with_an_address_another_account_has_answers_as_a_fresh_sign_up(
     alice: User, email: str
 ) -> None:
+    """Issue 35 §5: the answer does not tell who has an address (test_trust.py reads the mail)."""
     response = APIClient().post(REGISTER, {**GOOD, "email": email}, format="json")
 
-    body = assert_error(response, 400, "invalid")
-    assert "email" in body["fields"]
-    assert not User.objects.filter(username="dora").exists()
+    assert response.status_code == 201
+    assert response.json() | {"id": 0} == {
+        "id": 0,
+        "username": "dora",
+        "email": None,
+        "pending_email": email,
+        "email_verified": False,
+    }
+    assert User.objects.get(username="dora").email == ""  # the address stays alice's
+    alice.refresh_from_db()
+    assert alice.email == "alice@example.com"
 
 
-def test_patch_me_refuses_another_accounts_address_in_any_case(
+def test_patch_me_to_another_accounts_address_leaves_it_theirs(
     alice: User, bob: User, api: Api
 ) -> None:
-    response = api(bob).patch(ME, {"email": "Alice@EXAMPLE.com"}, format="json")
+    body = {"email": "Alice@EXAMPLE.com", "current_password": PASSWORD}
+    response = api(bob).patch(ME, body, format="json")
 
-    assert_error(response, 400, "invalid")
+    assert response.status_code == 200
+    assert response.json()["email"] == "bob@example.com"
+    assert response.json()["pending_email"] == "Alice@EXAMPLE.com"
     bob.refresh_from_db()
-    assert bob.email == "bob@example.com"
+    alice.refresh_from_db()
+    assert (alice.email, bob.email) == ("alice@example.com", "bob@example.com")
 
 
 def test_the_database_itself_refuses_a_second_account_with_one_address(alice: User) -> None:
@@ -94,26 +112,37 @@ def test_accounts_without_an_address_do_not_collide() -> None:
 
 
 def test_changing_only_the_case_of_ones_own_address_is_allowed(alice: User, api: Api) -> None:
-    response = api(alice).patch(ME, {"email": "Alice@Example.com"}, format="json")
+    body = {"email": "Alice@Example.com", "current_password": PASSWORD}
+    response = api(alice).patch(ME, body, format="json")
 
     assert response.status_code == 200
     assert response.json()["email"] == "Alice@Example.com"
     assert response.json()["email_verified"] is True
+    assert response.json()["pending_email"] is None
 
 
 # ----------------------------------------------------------------------------
 # Confirmation by a signed link; game mail only to a confirmed address
 
 
-def test_a_new_account_gets_a_link_and_no_game_mail_until_it_is_followed() -> None:
+@pytest.mark.django_db(transaction=True)
+def test_a_new_account_gets_a_link_and_no_game_mail_until_it_is_followed(
+    account_jobs: AccountJobs,
+) -> None:
     APIClient().post(REGISTER, GOOD, format="json")
     dora = User.objects.get(username="dora")
     key = services.token_create(user=dora, name="t")[1]
 
     me = token_client(key).get(ME).json()
-    assert me["email_verified"] is False
-    assert "not confirmed" in me["email_status"] and "no game e-mail" in me["email_status"]
+    assert (me["email"], me["pending_email"], me["email_verified"]) == (
+        None,
+        "dora@example.com",
+        False,
+    )
+    assert "waits for confirmation" in me["email_status"]
+    assert "no game e-mail" in me["email_status"]
     assert notifications.email_is_verified(dora) is False
+    assert account_jobs.run() == 1  # the request queued the mail; a worker writes it
     sent = send_outbox()
     assert [m.to for m in sent] == [["dora@example.com"]]
     link = link_in(sent[0])
@@ -121,13 +150,19 @@ def test_a_new_account_gets_a_link_and_no_game_mail_until_it_is_followed() -> No
     # The link's page asks first (a link scanner changes nothing), then confirms on POST.
     path = link.removeprefix("http://127.0.0.1:8000")
     page = Client()
-    assert page.get(path).status_code == 200
+    opened = page.get(path, follow=True)
+    assert opened.status_code == 200
+    path = opened.redirect_chain[-1][0]  # the form's address: the token is in the session
     assert token_client(key).get(ME).json()["email_verified"] is False
     done = page.post(path)
     assert done.status_code == 200 and b"confirmed" in done.content
 
     me = token_client(key).get(ME).json()
-    assert me["email_verified"] is True
+    assert (me["email"], me["pending_email"], me["email_verified"]) == (
+        "dora@example.com",
+        None,
+        True,
+    )
     assert me["email_status"] == "Game e-mail goes to dora@example.com."
 
 
@@ -139,48 +174,86 @@ def test_game_mail_is_written_only_for_a_confirmed_address(verified: bool) -> No
     assert table.to_act == 1  # bob's turn: "your turn" is his
 
     notifications.table_followups(table_id=table.pk, seq=table.seq, new_turn=True, finished=False)
+    # Ruling 19: "your turn" is written once he has been away for the quiet delay.
+    later = timezone.now() + timedelta(minutes=11)
+    notifications.turn_notice_decide(user_id=bob.pk, now=later)
 
     written = list(OutboxMessage.objects.filter(table=table).values_list("to", flat=True))
     assert written == (["bob@example.com"] if verified else [])
 
 
-def test_game_mail_written_before_an_address_change_is_cancelled(alice: User, api: Api) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_game_mail_goes_to_the_confirmed_address_until_a_new_one_is_confirmed(
+    alice: User, api: Api, account_jobs: AccountJobs
+) -> None:
     bob = make_user("bob")
     table = start_table(alice, bob)
-    notifications.table_followups(table_id=table.pk, seq=table.seq, new_turn=True, finished=False)
-    api(bob).patch(ME, {"email": "bob@new.example"}, format="json")
+    facts = games_selectors.table_facts(table.pk)
+    assert facts is not None
 
+    def game_mail(turn: int) -> OutboxMessage | None:
+        return notifications.outbox_enqueue(user=bob, kind="reminder", table=facts, turn=turn)
+
+    before = game_mail(1)
+    body = {"email": "bob@new.example", "current_password": PASSWORD}
+    assert api(bob).patch(ME, body, format="json").status_code == 200
+    bob.refresh_from_db()
+    while_waiting = game_mail(2)
+    account_jobs.run()
+    confirm = [m for m in send_outbox() if m.to == ["bob@new.example"]]
+
+    # Asking for an address changes nothing yet: game mail still goes to the confirmed one.
+    assert before is not None and while_waiting is not None
+    assert {before.to, while_waiting.to} == {"bob@example.com"}
+    assert OutboxMessage.objects.get(pk=before.pk).status == OutboxMessage.Status.SENT
+    pending = game_mail(3)
+    token = link_in(confirm[0]).rstrip("/").rsplit("/", 1)[1]
+    assert APIClient().post(VERIFY, {"token": token}, format="json").status_code == 200
+    # Once confirmed, mail written for the old address is not sent to it any more.
     send_outbox()
+    assert pending is not None
+    assert OutboxMessage.objects.get(pk=pending.pk).status == OutboxMessage.Status.CANCELLED
+    bob.refresh_from_db()
+    assert bob.email == "bob@new.example"
+    assert notifications.outbox_enqueue(user=bob, kind="reminder", table=facts, turn=4) is not None
 
-    turn_mail = OutboxMessage.objects.get(table=table, kind="your_turn")
-    assert turn_mail.status == OutboxMessage.Status.CANCELLED
-    assert [m.to for m in mail.outbox] == [["bob@new.example"]]  # only the confirmation
 
-
-def test_an_address_changed_after_confirmation_needs_confirming_again(
-    alice: User, api: Api
+@pytest.mark.django_db(transaction=True)
+def test_an_address_changed_after_confirmation_waits_until_it_is_confirmed(
+    alice: User, api: Api, account_jobs: AccountJobs
 ) -> None:
-    response = api(alice).patch(ME, {"email": "alice@elsewhere.example"}, format="json")
+    body = {"email": "alice@elsewhere.example", "current_password": PASSWORD}
+    response = api(alice).patch(ME, body, format="json")
 
     assert response.status_code == 200
-    assert response.json()["email_verified"] is False
+    assert response.json()["email"] == "alice@example.com"
+    assert response.json()["email_verified"] is True  # the address of the account, unchanged
+    assert response.json()["pending_email"] == "alice@elsewhere.example"
+    account_jobs.run()
     sent = send_outbox()
     assert [m.to for m in sent] == [["alice@elsewhere.example"]]
     token = link_in(sent[0]).rstrip("/").rsplit("/", 1)[1]
-    confirmed = APIClient().post("/api/v1/auth/verify-email/", {"token": token}, format="json")
+    confirmed = APIClient().post(VERIFY, {"token": token}, format="json")
     assert confirmed.status_code == 200
-    assert api(alice).get(ME).json()["email_verified"] is True
+    me = api(alice).get(ME).json()
+    assert (me["email"], me["email_verified"], me["pending_email"]) == (
+        "alice@elsewhere.example",
+        True,
+        None,
+    )
 
 
 def test_a_link_for_an_old_address_no_longer_confirms(alice: User, api: Api) -> None:
-    api(alice).patch(ME, {"email": "first@example.org"}, format="json")
-    old = services.verification_token(User.objects.get(pk=alice.pk))
-    api(alice).patch(ME, {"email": "second@example.org"}, format="json")
+    first = {"email": "first@example.org", "current_password": PASSWORD}
+    api(alice).patch(ME, first, format="json")
+    old = services.verification_token(alice, "first@example.org")
+    api(alice).patch(ME, {**first, "email": "second@example.org"}, format="json")
 
-    response = APIClient().post("/api/v1/auth/verify-email/", {"token": old}, format="json")
+    response = APIClient().post(VERIFY, {"token": old}, format="json")
 
     assert_error(response, 400, "invalid_link")
-    assert api(alice).get(ME).json()["email_verified"] is False
+    me = api(alice).get(ME).json()
+    assert (me["email"], me["pending_email"]) == ("alice@example.com", "second@example.org")
 
 
 @pytest.mark.parametrize("token", ["", "x", "a:b:c", "eyJ1c2VyIjoxfQ:1abc:forged", "0" * 500])
@@ -191,14 +264,20 @@ def test_a_forged_or_empty_confirmation_token_is_refused(alice: User, token: str
     assert response.json()["code"] in {"invalid_link", "invalid"}
 
 
-def test_a_confirmation_mail_is_sent_at_most_once_a_minute(api: Api) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_a_confirmation_mail_goes_to_one_address_at_most_once_in_a_while(
+    api: Api, account_jobs: AccountJobs
+) -> None:
     dora = make_user("dora", verified=False)
     client = api(dora)
 
     first = client.post("/api/v1/me/verify-email/")
     second = client.post("/api/v1/me/verify-email/")
 
-    assert first.status_code == second.status_code == 202
+    assert first.status_code == 202
+    held = assert_error(second, 429, "mail_throttled")
+    assert "dora@example.com" in held["detail"] and int(second["Retry-After"]) > 0
+    assert account_jobs.run() == 1
     assert OutboxMessage.objects.filter(user=dora, kind="verify_email").count() == 1
     cache.clear()
     assert_error(
@@ -216,14 +295,16 @@ def test_asking_for_a_link_for_a_confirmed_address_is_a_conflict(alice: User, ap
 # Passwords: reset by mail, change, log out
 
 
+@pytest.mark.django_db(transaction=True)
 def test_password_reset_by_mail_sets_the_password_and_revokes_every_token(
-    alice: User, api: Api
+    alice: User, api: Api, account_jobs: AccountJobs
 ) -> None:
     old_client = api(alice)
     response = APIClient().post(
         "/api/v1/auth/password-reset/", {"email": "ALICE@example.com"}, format="json"
     )
     assert response.status_code == 202
+    assert account_jobs.run() == 1
     sent = send_outbox()
     assert [m.to for m in sent] == [["alice@example.com"]]
     uid, token = link_in(sent[0]).rstrip("/").rsplit("/", 2)[1:]
@@ -238,6 +319,9 @@ def test_password_reset_by_mail_sets_the_password_and_revokes_every_token(
     alice.refresh_from_db()
     assert alice.check_password("a brand new secret")
     assert_error(old_client.get(ME), 401, "authentication_failed")
+    assert [m.subject for m in send_outbox()[1:]] == [
+        "The password of your Gamenook account was changed"
+    ]
     # The link works once.
     again = APIClient().post(
         "/api/v1/auth/password-reset/confirm/",
@@ -247,12 +331,16 @@ def test_password_reset_by_mail_sets_the_password_and_revokes_every_token(
     assert_error(again, 400, "invalid_link")
 
 
-def test_password_reset_page_sets_the_password(alice: User) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_password_reset_page_sets_the_password(alice: User, account_jobs: AccountJobs) -> None:
     APIClient().post("/api/v1/auth/password-reset/", {"email": alice.email}, format="json")
-    path = link_in(send_outbox()[0]).removeprefix("http://127.0.0.1:8000")
+    account_jobs.run()
+    link = link_in(send_outbox()[0]).removeprefix("http://127.0.0.1:8000")
     page = Client()
 
-    assert page.get(path).status_code == 200
+    opened = page.get(link, follow=True)
+    assert opened.status_code == 200
+    path = opened.redirect_chain[-1][0]  # the form's address: the token is in the session
     differ = page.post(path, {"password": "a brand new one", "password_again": "another"})
     assert differ.status_code == 400
     weak = page.post(path, {"password": "12345678", "password_again": "12345678"})
@@ -263,21 +351,27 @@ def test_password_reset_page_sets_the_password(alice: User) -> None:
     assert alice.check_password("a brand new one")
 
 
+@pytest.mark.django_db(transaction=True)
 def test_password_reset_says_the_same_for_an_unknown_address_and_mails_nobody(
-    alice: User,
+    alice: User, account_jobs: AccountJobs
 ) -> None:
     response = APIClient().post(
         "/api/v1/auth/password-reset/", {"email": "nobody@example.com"}, format="json"
     )
 
     assert response.status_code == 202
+    assert account_jobs.run() == 1
     assert not OutboxMessage.objects.exists()
 
 
-def test_password_reset_mails_one_address_at_most_once_a_minute(alice: User) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_password_reset_mails_one_address_at_most_once_a_minute(
+    alice: User, account_jobs: AccountJobs
+) -> None:
     for _ in range(5):
         APIClient().post("/api/v1/auth/password-reset/", {"email": alice.email}, format="json")
 
+    assert account_jobs.run() == 5
     assert OutboxMessage.objects.filter(kind="password_reset").count() == 1
 
 
