@@ -23,3 +23,13 @@ def lobby_recheck_seconds() -> float:
 def max_frame_bytes() -> int:
     """The largest frame a socket reads; a larger one is answered ``request_too_large``."""
     return int(settings.GAMENOOK_LIVE_MAX_FRAME_BYTES)
+
+
+def max_sockets_per_table() -> int:
+    """How many sockets one user may hold open at one table, counted across processes."""
+    return int(settings.GAMENOOK_LIVE_MAX_SOCKETS_PER_TABLE)
+
+
+def session_engine() -> str:
+    """Django's session engine, whose store a session socket's credential is checked in."""
+    return str(settings.SESSION_ENGINE)

@@ -4,8 +4,15 @@ The protocol (docs/api.md, "WebSockets"):
 
 - On connect the socket is admitted as the REST API's ``GET /tables/{id}/view/``
   admits a request (``games.selectors.viewer_seat``; the web client's
-  ``web_viewer_seat`` for a session, so a moderator may watch), or refused with
-  an ``error`` frame and the close code ``4000 + status`` (4401, 4403, 4404).
+  ``web_viewer_seat`` for a session, so a moderator may watch), and while its
+  user holds fewer than ``GAMENOOK_LIVE_MAX_SOCKETS_PER_TABLE`` at the table, or
+  refused with an ``error`` frame and the close code ``4000 + status`` (4401,
+  4403, 4404, 4429).
+- A socket lives as long as the token or session it was opened with
+  (``live.auth.Credential``): told that it was revoked or logged out, or that
+  the user's credentials changed and it no longer authenticates (a password
+  changed, the user deactivated), the socket sends an ``error`` frame and
+  closes with 4401; it checks it again before every action and concession.
 - An admitted socket's first frame is ``{"type": "hello", "socket": id}``: a
   client that sends an action over HTTP names the socket in the header
   ``X-Gamenook-Socket`` when the answer reaches it, and that socket is then not
@@ -52,8 +59,9 @@ from games.errors import ServiceError
 from games.services import MoveResult
 
 from . import conf
+from .auth import Credential, CredentialsEnded, still_works
 from .fanout import Shared, View, reads, render
-from .receivers import group_name
+from .receivers import group_name, user_group
 from .ticker import Version, ticker
 
 logger = logging.getLogger(__name__)
@@ -72,6 +80,12 @@ class UnknownMessage(ServiceError):
 
     def __init__(self) -> None:
         super().__init__(fields={"type": ["Not a message this socket takes."]})
+
+
+class TooManySockets(ServiceError):
+    status = 429
+    code = "too_many_sockets"
+    message = "You have as many sockets open at this table as one user may: close one first."
 
 
 class ActionFrame(serializers.Serializer[Any]):
@@ -104,6 +118,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     last_seq: int
     admitted: bool
     closing: bool
+    credential: Credential | None  # what the user proved themselves with (live.auth)
+    groups: list[str]  # the channel-layer groups joined
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -111,6 +127,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.lock = asyncio.Lock()
         self.last_text, self.last_seq = "", -1
         self.admitted = self.closing = False
+        self.credential, self.groups = None, []
         user = self.scope.get("user")
         self.user = user if isinstance(user, User) and user.is_authenticated else None
         try:
@@ -118,20 +135,29 @@ class TableConsumer(AsyncWebsocketConsumer):
                 raise cast(dict[str, Any], self.scope)["auth_error"]
             if self.user is None:
                 raise exceptions.NotAuthenticated()
+            # Joined before the credential is checked again in _admit: a revocation
+            # committed since the handshake's check is seen there, one after it is
+            # told to this group.
+            await self._join(user_group(self.user.pk))
             await database_sync_to_async(self._admit)()
+            # Joined before the first view is built: no change can fall between the two.
+            await self._join(group_name(self.table_id))
+            # Counted as connected before the client learns the socket is open.
+            if not await database_sync_to_async(services.presence_open)(
+                table_id=self.table_id,
+                user=self.user,
+                channel=self.channel_name,
+                max_sockets=conf.max_sockets_per_table(),
+            ):
+                raise TooManySockets()
         except REFUSALS as exc:
+            await self._leave()
             # Accepted all the same: a refusal is a frame the client can read, then the close.
             await self.accept()
             await self._refuse(exc)
             return
-        # Joined before the first view is built: no change can fall between the two.
-        await self.channel_layer.group_add(group_name(self.table_id), self.channel_name)
         self.admitted = True
-        ticker.add(self.channel_name, self.table_id)
-        # Counted as connected before the client learns the socket is open.
-        await database_sync_to_async(services.presence_open)(
-            table_id=self.table_id, user=self.user, channel=self.channel_name
-        )
+        ticker.add(self.channel_name, self.table_id, self.credential)
         await self.accept()
         await self._send_json({"type": "hello", "socket": self.socket_id})
         await self.push_view()
@@ -143,8 +169,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         ticker.remove(self.channel_name)
         if not ticker.at_table(self.table_id):
             reads.forget(self.table_id)
-        await self.channel_layer.group_discard(group_name(self.table_id), self.channel_name)
+        await self._leave()
         await database_sync_to_async(services.presence_close)(channel=self.channel_name)
+
+    async def _join(self, group: str) -> None:
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.groups.append(group)
+
+    async def _leave(self) -> None:
+        for group in self.groups:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups = []
 
     # --- frames from the client ------------------------------------------------
 
@@ -156,6 +191,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             if raw is None or len(raw) > conf.max_frame_bytes():
                 raise RequestTooLarge("The frame is larger than the server accepts.")
             await self._handle(parse_json_bytes(raw))
+        except CredentialsEnded as exc:  # found before acting: nothing was applied
+            await self._refuse(exc)
         except REFUSALS as exc:
             await self._send_error(exc)
         except Exception as exc:  # a bug of ours: answered, logged, and the socket stays
@@ -194,6 +231,17 @@ class TableConsumer(AsyncWebsocketConsumer):
             await super().dispatch(message)
 
     # --- pushes from the channel layer -----------------------------------------
+
+    async def credentials_changed(self, event: dict[str, Any]) -> None:
+        """Our user's credentials changed (``live.receivers``; ``live.ticker``, which
+        found ours failing): close this socket if its own stopped working."""
+        if not self.admitted or self.closing or self.credential is None:
+            return
+        ended = self.credential.ended_by(event)
+        if not ended and event.get("recheck"):
+            ended = not await database_sync_to_async(still_works)(self.credential)
+        if ended:
+            await self._refuse(CredentialsEnded())
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         """The table changed (``live.receivers``, ``live.ticker``): send our view of it now."""
@@ -257,7 +305,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         return selectors.viewer_seat(table, self.user, seats)
 
     def _admit(self) -> None:
+        assert self.user is not None  # noqa: S101 (checked before)
+        self.credential = Credential.of(cast(dict[str, Any], self.scope), self.user)
+        self._check_credential()
         self._seat(selectors.table_get(self.table_id))
+
+    def _check_credential(self) -> None:
+        """Raise ``CredentialsEnded`` unless the socket's token or session still works."""
+        if self.credential is None or not still_works(self.credential):
+            raise CredentialsEnded()
 
     def _view(self, shared: Shared) -> View:
         """Our view from the process's shared read: the seat decided afresh for our user."""
@@ -291,6 +347,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _act(self, frame: dict[str, Any]) -> Answer:
         assert self.user is not None  # noqa: S101
+        self._check_credential()
         self._throttle()
         data = parse_input(TableActionApi.InputSerializer, frame["action"])
         expected_seq = data.pop("expected_seq", None)
@@ -307,6 +364,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def _concede(self) -> Answer:
         assert self.user is not None  # noqa: S101
+        self._check_credential()
         self._throttle()
         return self._moved(services.table_concede(table_id=self.table_id, user=self.user))
 

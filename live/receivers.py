@@ -7,6 +7,10 @@ sockets that receive it build their views in their own process, each deciding
 for its own user which seat's view that is
 (``live.consumers.TableConsumer.table_changed``, ``live.fanout``), so one
 seat's view cannot reach another's socket.
+
+It also listens to ``accounts.signals.credentials_changed`` and Django's
+``user_logged_out``: it tells the user's sockets which token or session
+stopped working, or to check theirs again (``TableConsumer.credentials_changed``).
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels_redis.pubsub import RedisPubSubChannelLayer
+from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 
+from accounts.signals import credentials_changed
 from games.selectors import pack_rows
 from games.signals import table_changed
+
+from .auth import session_tag
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +40,11 @@ logger = logging.getLogger(__name__)
 def group_name(table_id: int) -> str:
     """The channel-layer group of the sockets open at ``table_id``."""
     return f"table.{table_id}"
+
+
+def user_group(user_id: int) -> str:
+    """The channel-layer group of every socket ``user_id`` holds, at any table."""
+    return f"user.{user_id}"
 
 
 @receiver(table_changed, dispatch_uid="live.push")
@@ -62,15 +75,71 @@ def on_table_changed(
         # (live.consumers.TableConsumer._answered).
         message["answered"] = list(answered)
     try:
-        if isinstance(layer, InMemoryChannelLayer):
-            # Its consumers live on this process's event loop (make run's daphne).
-            async_to_sync(layer.group_send)(group_name(table_id), message)
-        elif (direct := publish_direct(layer)) is not None:
-            direct.group_send(group_name(table_id), message)
-        else:
-            publisher.send(layer.group_send(group_name(table_id), message))
+        group_send(layer, group_name(table_id), message)
     except Exception:
         logger.exception("the push of table %s at seq %s failed", table_id, seq)
+
+
+@receiver(credentials_changed, dispatch_uid="live.credentials")
+def on_credentials_changed(
+    sender: Any,  # noqa: ARG001
+    *,
+    user_id: int,
+    revoked_tokens: list[int] | tuple[int, ...] = (),
+    ended_session: str | None = None,
+    recheck: bool = False,
+    **kwargs: Any,
+) -> None:
+    """Tell ``user_id``'s sockets which of their credentials stopped working (sent on
+    commit: a socket that checks its own then sees the change)."""
+    _tell_user(user_id, revoked_tokens, ended_session, recheck=recheck)
+
+
+@receiver(user_logged_out, dispatch_uid="live.logged_out")
+def on_logged_out(
+    sender: Any,  # noqa: ARG001
+    *,
+    request: Any = None,
+    user: Any = None,
+    **kwargs: Any,
+) -> None:
+    """A session logged out (the web's log-out, the API's with a session): its sockets
+    end. Sent before the session is flushed, so its key is still there."""
+    session = getattr(request, "session", None)
+    key = getattr(session, "session_key", None)
+    if user is None or user.pk is None or not key:
+        return  # nobody was logged in, or no session to name (Channels' own logout)
+    _tell_user(user.pk, (), key, recheck=False)
+
+
+def _tell_user(user_id: int, tokens: Any, session: str | None, *, recheck: bool) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    message = {
+        "type": "credentials.changed",
+        "tokens": [int(token) for token in tokens],
+        # A digest, not the key: a message on Redis never carries a credential.
+        "session": None if session is None else session_tag(session),
+        "recheck": recheck,
+    }
+    # As for a push, a failure must not fail the request that changed the credentials:
+    # each socket checks its credential before it acts, and the ticker every heartbeat.
+    try:
+        group_send(layer, user_group(user_id), message)
+    except Exception:
+        logger.exception("telling the sockets of user %s their credentials changed failed", user_id)
+
+
+def group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """``layer.group_send`` from sync code (a request, a job), the cheapest way there is."""
+    if isinstance(layer, InMemoryChannelLayer):
+        # Its consumers live on this process's event loop (make run's daphne).
+        async_to_sync(layer.group_send)(group, message)
+    elif (direct := publish_direct(layer)) is not None:
+        direct.group_send(group, message)
+    else:
+        publisher.send(layer.group_send(group, message))
 
 
 class Publisher:

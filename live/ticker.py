@@ -10,6 +10,11 @@
   layer of ``make run`` the changes another process (the Celery worker) made.
   Tables in the lobby, whose changes are not signalled, are read more often
   (``GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS``).
+- The credentials, with the heartbeat: whether the token or session each socket
+  was opened with still works, in at most three queries (``live.auth.working``);
+  a socket whose credential failed is told to check its own and close. The
+  message ``live.receivers`` sends when credentials change is the main path;
+  this catches one the layer lost.
 
 One ticker per process and event loop; it runs while a socket is open.
 """
@@ -28,6 +33,7 @@ from channels.layers import get_channel_layer
 from games import selectors, services
 
 from . import conf
+from .auth import Credential, working
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +46,7 @@ Version = tuple[int, str, int, int]
 @dataclass
 class _Socket:
     table_id: int
+    credential: Credential | None = None
     shown: Version | None = None
 
 
@@ -50,9 +57,9 @@ class Ticker:
         self.task: asyncio.Task[None] | None = None
         self.last_beat = self.last_recheck = time.monotonic()
 
-    def add(self, channel: str, table_id: int) -> None:
+    def add(self, channel: str, table_id: int, credential: Credential | None = None) -> None:
         self._forget(channel)
-        self.sockets[channel] = _Socket(table_id)
+        self.sockets[channel] = _Socket(table_id, credential)
         self.tables[table_id] += 1
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
@@ -98,7 +105,7 @@ class Ticker:
 
     async def tick(self, *, beat: bool | None = None, everything: bool | None = None) -> None:
         """Recheck the sockets' tables (the lobbies' at every tick, the rest when due);
-        touch the presence records when a beat is due."""
+        touch the presence records and check the credentials when a beat is due."""
         now = time.monotonic()
         if beat is None:
             beat = now - self.last_beat >= conf.heartbeat_seconds()
@@ -110,6 +117,8 @@ class Ticker:
         if everything:
             self.last_recheck = now
         await self.recheck(lobbies_only=not everything)
+        if beat:
+            await self.check_credentials()
 
     async def recheck(self, *, lobbies_only: bool = False) -> int:
         """Tell each socket whose table moved past its view; how many were told.
@@ -136,6 +145,25 @@ class Ticker:
             if layer is not None:
                 message = {"type": "table.changed", "seq": seq, "recheck": True}
                 await layer.send(channel, message)
+                told += 1
+        return told
+
+    async def check_credentials(self) -> int:
+        """Tell each socket whose credential stopped working to check it and close;
+        how many were told."""
+        held = {
+            channel: socket.credential
+            for channel, socket in self.sockets.items()
+            if socket.credential is not None
+        }
+        if not held:
+            return 0
+        fine = await database_sync_to_async(working)(set(held.values()))
+        layer = get_channel_layer()
+        told = 0
+        for channel, credential in held.items():
+            if credential not in fine and layer is not None:
+                await layer.send(channel, {"type": "credentials.changed", "recheck": True})
                 told += 1
         return told
 

@@ -89,7 +89,12 @@ def _layers() -> list[str]:
 def layer(request: pytest.FixtureRequest, settings: Any) -> str:
     """Runs the test on the in-memory layer, and on Redis's when one is configured."""
     kind: str = request.param
-    settings.CHANNEL_LAYERS = channel_layers(settings.CHANNEL_LAYER_URL if kind == "redis" else "")
+    # Sealed and prefixed as the settings' own layer is (gamenook.settings.base.channel_layers).
+    settings.CHANNEL_LAYERS = channel_layers(
+        settings.CHANNEL_LAYER_URL if kind == "redis" else "",
+        secret_key=settings.SECRET_KEY,
+        database=settings.CHANNEL_LAYER_URL,
+    )
     return kind
 
 

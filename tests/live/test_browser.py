@@ -25,9 +25,11 @@ __all__ = ["asgi_server", "browser"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, reset_sequences=True)]
 
-LIVE = "document.documentElement.dataset.live === 'live'"
+# Functions, not bare expressions: Playwright evaluates a bare string with eval, which
+# the site's Content-Security-Policy refuses (gamenook.middleware).
+LIVE = "() => document.documentElement.dataset.live === 'live'"
 RECONNECTING = (
-    "document.documentElement.classList.contains('live-reconnecting')"
+    "() => document.documentElement.classList.contains('live-reconnecting')"
     " && !document.getElementById('live-status').hidden"
 )
 

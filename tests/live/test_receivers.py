@@ -59,7 +59,8 @@ def test_a_change_is_published_from_sync_code_as_one_message_to_the_table_s_grou
     assert direct is not None
     table = start_table(make_user("alice"), make_user("bob"))
     listener = redis.Redis.from_url(url).pubsub()
-    listener.subscribe(f"asgi__group__{receivers.group_name(table.pk)}")
+    prefix = settings.CHANNEL_LAYERS["default"]["CONFIG"]["prefix"]
+    listener.subscribe(f"{prefix}__group__{receivers.group_name(table.pk)}")
     assert listener.get_message(timeout=5)["type"] == "subscribe"
     rows = selectors.table_with_seats(table.pk)
     receivers.on_table_changed(None, table_id=table.pk, seq=table.seq, rows=rows)

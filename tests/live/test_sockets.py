@@ -261,7 +261,8 @@ def test_refused_sockets_say_why_and_close_with_the_status() -> None:
     cases = [
         ({}, table.pk, "not_authenticated", 4401),
         ({"authorization": "Token not-a-key"}, table.pk, "authentication_failed", 4401),
-        ({"authorization": "Bearer"}, table.pk, "authentication_failed", 4401),
+        ({"authorization": "Token"}, table.pk, "authentication_failed", 4401),
+        ({"authorization": "Bearer"}, table.pk, "not_authenticated", 4401),
         ({"token": carol_key}, table.pk, "watching_not_allowed", 4403),
         ({"token": carol_key}, table.pk + 1000, "not_found", 4404),
     ]

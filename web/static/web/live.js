@@ -79,6 +79,10 @@
   // Close codes 4400-4499 are refusals (not logged in, no longer allowed, no such
   // table): connecting again would be refused again.
   const REFUSED = (code) => code >= 4400 && code < 4500;
+  // 4401 also ends a socket whose credential stopped working (live.consumers): after a
+  // password change the browser's session has a new key, and one more try with the
+  // cookie it now holds is admitted. A second 4401 in a row means logged out.
+  const CREDENTIAL_ENDED = 4401;
 
   class Socket {
     constructor({url, etag, onUpdate, socketUrl, onState, backoff = 500, maxBackoff = 15000}) {
@@ -114,6 +118,7 @@
         this.attempts = 0;
         this.setState("live");
       };
+
       ws.onmessage = (event) => {
         let frame;
         try {
@@ -125,6 +130,7 @@
           // Named in our own moves (X-Gamenook-Socket): their answers bring the view,
           // so the server does not send this socket that change.
           this.socketId = frame.socket;
+          this.retriedCredential = false; // admitted: a later 4401 earns a try again
           return;
         }
         if (frame.type !== "view") return;
@@ -138,10 +144,12 @@
         this.seq = null;
         this.socketId = null;
         if (this.closed) return;
-        if (REFUSED(event.code)) {
+        const retry = event.code === CREDENTIAL_ENDED && !this.retriedCredential;
+        if (REFUSED(event.code) && !retry) {
           this.setState("closed");
           return;
         }
+        if (retry) this.retriedCredential = true;
         this.setState("reconnecting");
         const delay = Math.min(this.maxBackoff, this.backoff * 2 ** this.attempts);
         this.attempts += 1;
