@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 
 
@@ -39,3 +41,23 @@ def seat_hold_seconds() -> float:
 def presence_stale_seconds() -> float:
     """A connection whose heartbeat is older than this is treated as closed."""
     return float(settings.GAMENOOK_PRESENCE_STALE_SECONDS)
+
+
+def max_open_tables() -> int:
+    """How many tables in the lobby one user may host or sit at (``games.limits``)."""
+    return int(settings.GAMENOOK_MAX_OPEN_TABLES)
+
+
+def max_running_tables() -> int:
+    """How many running games one user may play in at once (``games.limits``)."""
+    return int(settings.GAMENOOK_MAX_RUNNING_TABLES)
+
+
+def max_bot_seats() -> int:
+    """How many bot seats one user may have at the tables they host, in the lobby or running."""
+    return int(settings.GAMENOOK_MAX_BOT_SEATS)
+
+
+def idempotency_keep() -> timedelta:
+    """How long an ``Idempotency-Key`` record is kept; the sweep deletes older ones."""
+    return timedelta(seconds=float(settings.GAMENOOK_IDEMPOTENCY_KEEP_SECONDS))

@@ -111,7 +111,12 @@ def flatten_fields(detail: Any, prefix: str = "") -> dict[str, list[str]]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Turn ``exc`` into a response in the API's error shape; None lets it become a 500."""
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+        refused = Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+        # A refusal that ends by itself (a lock-out, a limit) says when, as DRF's throttles do.
+        retry_after = getattr(exc, "retry_after", None)
+        if isinstance(retry_after, int):
+            refused["Retry-After"] = str(retry_after)
+        return refused
     if isinstance(exc, flip.RuleError):
         return Response(error_body(exc.code, exc.message), status=422)
     if isinstance(exc, RequestDataTooBig):  # Django's own limit, met reading the raw body

@@ -13,6 +13,10 @@ A key left running for longer than ``ABANDONED_AFTER`` belongs to a request
 whose process died mid-way; the next request with it takes it over (its
 ``expected_seq``, if any, still guards against applying a move twice).
 
+A record is kept ``GAMENOOK_IDEMPOTENCY_KEEP_SECONDS`` (a day), then the sweep
+deletes it (``games.services.idempotency_keys_purge``); a key older than that
+is new again, whether or not the sweep has come by yet.
+
 A request that ends in a server error keeps nothing, so it can be retried.
 Authentication and throttling come first: their refusals are not stored.
 """
@@ -27,6 +31,7 @@ from http import HTTPStatus
 from typing import Any, TypeVar, cast
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
@@ -34,6 +39,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games import conf
 from games.errors import Conflict, ServiceError
 from games.models import IdempotencyKey
 
@@ -83,13 +89,12 @@ def idempotency_key_begin(*, user: Any, key: str, fingerprint: str) -> Idempoten
             return None
         except IntegrityError:
             pass
-        abandoned = IdempotencyKey.objects.filter(
-            user=user,
-            key=key,
-            state=IdempotencyKey.State.RUNNING,
-            created_at__lt=timezone.now() - ABANDONED_AFTER,
+        now = timezone.now()
+        gone = IdempotencyKey.objects.filter(user=user, key=key).filter(
+            Q(state=IdempotencyKey.State.RUNNING, created_at__lt=now - ABANDONED_AFTER)
+            | Q(created_at__lt=now - conf.idempotency_keep())
         )
-        if not abandoned.delete()[0]:
+        if not gone.delete()[0]:
             break
     existing = IdempotencyKey.objects.filter(user=user, key=key).first()
     if existing is None:  # the first request failed and let go of the key just now
