@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep cluster-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -26,6 +26,7 @@ help:
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
 	@echo "make memory     snapshot and move-log sizes, a gunicorn worker's memory after 5,000 actions"
+	@echo "make connection-check daphne and gunicorn under a burst: PostgreSQL connections held, against their bound"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -133,6 +134,14 @@ CLUSTER_BROKER_URL ?= redis://127.0.0.1:6379/12
 cluster-check: venv
 	$(BIN)/python scripts/cluster_check.py --database-url $(CLUSTER_DATABASE_URL) \
 		--broker $(CLUSTER_BROKER_URL) $(CLUSTER_FLAGS)
+
+# Needs PostgreSQL and Redis: CONNECTIONS_DATABASE_URL names a scratch database (dropped and
+# created), CONNECTIONS_REDIS_URL a Redis database. See docs/deploy.md, "Connections".
+CONNECTIONS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_connections
+CONNECTIONS_REDIS_URL ?= redis://127.0.0.1:6379/11
+connection-check: venv
+	$(BIN)/python scripts/connection_check.py --database-url $(CONNECTIONS_DATABASE_URL) \
+		--redis $(CONNECTIONS_REDIS_URL) $(CONNECTION_CHECK_FLAGS)
 
 # Snapshot sizes (flip alone), the move log in PostgreSQL and a gunicorn worker's memory
 # over 5,000 actions; MEMORY_SERVER_URL is a PostgreSQL server (a scratch database is made).

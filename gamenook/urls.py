@@ -1,15 +1,48 @@
 """URL root: the admin, the versioned REST API and its OpenAPI schema, the web client."""
 
-from django.contrib import admin
-from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from typing import Any
 
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import include, path, re_path
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.response import Response
+
+from gamenook.middleware import content_security_policy, template_styles
 from games.apis.errors import api_not_found
+from web.limits import limited
+from web.login import AdminLoginForm
+
+# The admin's log-in counts its failures with the site's (accounts.backoff), and its
+# POSTs in the "accounts" budget, as /login/ does.
+admin.site.login_form = AdminLoginForm
+
+
+class SwaggerView(SpectacularSwaggerSplitView):
+    """The API's docs page: Swagger UI from the site's own static files (the sidecar).
+
+    The split view serves the page's starting script from this URL (``?script``)
+    rather than inline; the page's one ``<style>`` block, drf-spectacular's own,
+    is allowed by its hash, so nothing else inline runs or styles.
+    """
+
+    template_name = "drf_spectacular/swagger_ui.html"
+
+    @extend_schema(exclude=True)  # the page, not an endpoint of the API
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
+        response: Response = super().get(request, *args, **kwargs)  # type: ignore[no-untyped-call]
+        if request.GET.get("script") is None:
+            styles = template_styles(self.template_name)
+            response["Content-Security-Policy"] = content_security_policy(request, styles)
+        return response
+
 
 urlpatterns = [
+    path("admin/login/", limited("accounts", admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/v1/docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
     # The pages account e-mails link to (confirm an address, choose a new password).

@@ -1,6 +1,10 @@
 """Settings shared by every environment. Values come from the environment (django-environ)."""
 
+import hashlib
+import hmac
+import sys
 from pathlib import Path
+from typing import Any
 
 import django_stubs_ext
 import environ
@@ -28,6 +32,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    # Swagger UI's files, pinned (requirements/base.txt), served as the site's static files.
+    "drf_spectacular_sidecar",
     "games",
     "notifications",
     "accounts",
@@ -37,6 +43,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy, Permissions-Policy, Cache-Control: private (docs/deploy.md).
+    "gamenook.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -99,6 +107,15 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
         None if _prepare == "off" else int(_prepare)
     )
+    # Each process's connections say whose they are in pg_stat_activity ("gamenook
+    # daphne", "gamenook gunicorn", "gamenook celery"), so they can be counted per
+    # kind (docs/deploy.md, "Connections"); ?application_name= in DATABASE_URL wins.
+    DATABASES["default"]["OPTIONS"].setdefault(
+        "application_name", f"gamenook {Path(sys.argv[0]).name if sys.argv else ''}".strip()[:63]
+    )
+# gamenook.asgi sets this variable while the settings load: the process serves ASGI
+# (daphne), whose connections the production settings pool (docs/deploy.md).
+ASGI_FLAG = "GAMENOOK_ASGI"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- auth -----------------------------------------------------------------
@@ -163,6 +180,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Turn-by-turn Wild Cards Flip by correspondence.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs page (/api/v1/docs/) loads Swagger UI from the site's own static files
+    # (drf-spectacular-sidecar, pinned), not a CDN's latest: the CSP allows no other.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     # Request bodies refuse unknown fields: the schema says so (games.apis.schema).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -182,12 +204,30 @@ SPECTACULAR_SETTINGS = {
 # --- WebSockets (live/) ------------------------------------------------------
 
 
-def channel_layers(url: str) -> dict[str, dict[str, object]]:
+def _derived(secret_key: str, purpose: str, database: str = "") -> str:
+    """A value of the deployment's own, from its secret key: HMAC-SHA256 of ``purpose``."""
+    message = f"gamenook {purpose}\0{database}".encode()
+    return hmac.new(secret_key.encode(), message, hashlib.sha256).hexdigest()
+
+
+def channel_layers(
+    url: str, *, secret_key: str = "", database: str = "", prefix: str = ""
+) -> dict[str, dict[str, Any]]:
     """Channels' layer: Redis's when ``url`` names a Redis database, else in-memory.
 
     The in-memory layer reaches the consumers of one process only: enough for
     ``make run`` (one daphne), where what the worker changes reaches the pages
     through ``GAMENOOK_LIVE_RECHECK_SECONDS`` (live.ticker).
+
+    On Redis, a deployment's channels are its own (docs/deploy.md, "Security"):
+    Redis's database number does not separate publish-and-subscribe channels, so
+    each deployment's carry ``prefix`` (default: derived from ``secret_key`` and
+    the ``database`` name, so two deployments differ without being told), and
+    every message is sealed (Fernet: AES and an HMAC) with a key derived from
+    ``secret_key``: a table's change carries its row, hidden state and all, and
+    anyone else on that Redis server reads nothing of it and can forge none.
+    Without ``secret_key`` (the tests that build a layer of their own) messages
+    go unsealed.
     """
     if not url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -198,16 +238,24 @@ def channel_layers(url: str) -> dict[str, dict[str, object]]:
     # while a process is not subscribed is lost: the recheck (live.ticker) is the
     # safety net for that, as for any message lost. The client's read timeout
     # stays above any wait of the layer's.
+    config: dict[str, Any] = {"hosts": [{"address": url, "socket_timeout": 15}]}
+    # Channels' names allow letters, digits, "-", "_" and "."; the layer appends
+    # "__group__table.<id>" and "specific.<hex>" to the prefix as it is.
+    config["prefix"] = prefix or f"gamenook.{_derived(secret_key, 'channels', database)[:16]}."
+    if secret_key:
+        config["symmetric_encryption_keys"] = [_derived(secret_key, "channel layer key")]
     return {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": url, "socket_timeout": 15}]},
-        }
+        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": config}
     }
 
 
 CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default="")
-CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
+# The channels' prefix on Redis; empty: one derived from DJANGO_SECRET_KEY and the
+# database's name. Every process of a deployment must agree on it (they share both).
+CHANNEL_LAYER_PREFIX = env.str("CHANNEL_LAYER_PREFIX", default="")
+# Each environment's module builds the layer again with its secret key (which seals
+# the messages); this one is the in-memory layer or an unsealed one.
+CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL, prefix=CHANNEL_LAYER_PREFIX)
 # Every open socket's presence record is touched this often (one query per process).
 GAMENOOK_LIVE_HEARTBEAT_SECONDS = env.float("GAMENOOK_LIVE_HEARTBEAT_SECONDS", default=30.0)
 # Each process reads the seq of the tables its sockets watch this often, and pushes
@@ -218,6 +266,9 @@ GAMENOOK_LIVE_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_RECHECK_SECONDS", defau
 GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS = env.float("GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS", default=1.0)
 # The largest frame a socket reads; an action is a few dozen bytes.
 GAMENOOK_LIVE_MAX_FRAME_BYTES = env.int("GAMENOOK_LIVE_MAX_FRAME_BYTES", default=16_384)
+# How many sockets one user may hold open at one table, counted across processes (the
+# presence records); one more is refused with too_many_sockets (close code 4429).
+GAMENOOK_LIVE_MAX_SOCKETS_PER_TABLE = env.int("GAMENOOK_LIVE_MAX_SOCKETS_PER_TABLE", default=10)
 
 # --- e-mail ---------------------------------------------------------------
 
@@ -286,6 +337,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str(
 GAMENOOK_SECONDS_PER_HOUR = env.int("GAMENOOK_SECONDS_PER_HOUR", default=3600)
 # The periodic sweep: the source of truth for deadlines, reminders and unsent mail.
 GAMENOOK_SWEEP_SECONDS = env.float("GAMENOOK_SWEEP_SECONDS", default=60.0)
+# Ruling 19: "your turn" is mailed only to a player who neither moved nor had the table
+# open for this long (and at most one such message waits per user, naming all their tables).
+GAMENOOK_YOUR_TURN_QUIET_SECONDS = env.float("GAMENOOK_YOUR_TURN_QUIET_SECONDS", default=600.0)
 # The bot catch-up sweep reads every active table, so it runs less often; bot turns
 # are normally queued on commit and this only finds one the broker lost.
 GAMENOOK_BOT_SWEEP_SECONDS = env.float("GAMENOOK_BOT_SWEEP_SECONDS", default=300.0)
@@ -319,12 +373,23 @@ GAMENOOK_GAME_SEED = ""
 
 # How many days a link confirming an e-mail address works (accounts).
 GAMENOOK_VERIFY_DAYS = env.int("GAMENOOK_VERIFY_DAYS", default=3)
+# Confirmation mail (accounts, issue 35 §7): an account has at most this many a day
+# (sign-up, address changes, "mail me a new link"), and one address gets at most one
+# every this many seconds, whoever asks.
+GAMENOOK_CONFIRM_MAILS_PER_DAY = env.int("GAMENOOK_CONFIRM_MAILS_PER_DAY", default=5)
+GAMENOOK_CONFIRM_MAIL_INTERVAL = env.int("GAMENOOK_CONFIRM_MAIL_INTERVAL", default=300)
+# Account mail links the page that asks for a password reset link (the web client's).
+GAMENOOK_PASSWORD_FORGOT_URL = env.str(
+    "GAMENOOK_PASSWORD_FORGOT_URL", default=SITE_URL + "/password-reset/"
+)
 
 # The links in e-mails ({table_id} is filled in): the web client's table page and replay.
 GAMENOOK_TABLE_URL = env.str("GAMENOOK_TABLE_URL", default=SITE_URL + "/tables/{table_id}/")
 GAMENOOK_REPLAY_URL = env.str(
     "GAMENOOK_REPLAY_URL", default=SITE_URL + "/tables/{table_id}/replay/"
 )
+# The account page, whose preferences the footer of every e-mail links (web:account).
+GAMENOOK_ACCOUNT_URL = env.str("GAMENOOK_ACCOUNT_URL", default=SITE_URL + "/account/")
 
 CELERY_BEAT_SCHEDULE = {
     "notifications-sweep": {
@@ -354,3 +419,30 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("DJANGO_LOG_LEVEL", default="INFO")},
 }
+
+# --- limits (docs/deploy.md, Security) --------------------------------------
+
+# Per user (games.limits), each refused with a 409 that names the cap: tables in the
+# lobby they host or sit at; running games they play in (a correspondence player
+# may well keep 30 to 50 going); bot seats at the tables they host, in the lobby or
+# running (real-time bots play as fast as the worker goes).
+GAMENOOK_MAX_OPEN_TABLES = env.int("GAMENOOK_MAX_OPEN_TABLES", default=10)
+GAMENOOK_MAX_RUNNING_TABLES = env.int("GAMENOOK_MAX_RUNNING_TABLES", default=50)
+GAMENOOK_MAX_BOT_SEATS = env.int("GAMENOOK_MAX_BOT_SEATS", default=20)
+# Log-in backoff (accounts.backoff), the web's log-in page and the API's token
+# endpoint alike: failures are counted per username and per address, in the cache.
+# Past the free ones, each attempt waits BACKOFF seconds, doubling up to MAX (no lock
+# lasts longer); a count is forgotten WINDOW seconds after its last failure, and a
+# success clears its username's.
+GAMENOOK_LOGIN_FREE_FAILURES = env.int("GAMENOOK_LOGIN_FREE_FAILURES", default=5)
+GAMENOOK_LOGIN_FREE_FAILURES_PER_ADDRESS = env.int(
+    "GAMENOOK_LOGIN_FREE_FAILURES_PER_ADDRESS", default=20
+)
+GAMENOOK_LOGIN_BACKOFF_SECONDS = env.float("GAMENOOK_LOGIN_BACKOFF_SECONDS", default=2.0)
+GAMENOOK_LOGIN_BACKOFF_MAX_SECONDS = env.float("GAMENOOK_LOGIN_BACKOFF_MAX_SECONDS", default=300.0)
+GAMENOOK_LOGIN_WINDOW_SECONDS = env.float("GAMENOOK_LOGIN_WINDOW_SECONDS", default=900.0)
+# An address a username logged in from is not held back by that username's failures
+# elsewhere for this long: someone guessing a player's password cannot keep them out.
+GAMENOOK_LOGIN_KNOWN_ADDRESS_DAYS = env.int("GAMENOOK_LOGIN_KNOWN_ADDRESS_DAYS", default=30)
+# Idempotency-Key records are kept this long, then the sweep deletes them.
+GAMENOOK_IDEMPOTENCY_KEEP_SECONDS = env.float("GAMENOOK_IDEMPOTENCY_KEEP_SECONDS", default=86400.0)

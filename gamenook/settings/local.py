@@ -3,12 +3,19 @@
 from pathlib import Path
 
 from .base import *  # noqa: F403
-from .base import BASE_DIR, env
+from .base import BASE_DIR, channel_layers, env
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 SECRET_KEY = env.str(
     "DJANGO_SECRET_KEY",
     default="django-insecure-local-only-7c1f0b2e9a4d4e6f8b3a5c7d9e1f2a3b4c5d6e7f8091a2b3",
+)
+# With CHANNEL_LAYER_URL (Redis), the messages are sealed with this key (base.channel_layers).
+CHANNEL_LAYERS = channel_layers(
+    CHANNEL_LAYER_URL,  # noqa: F405
+    secret_key=SECRET_KEY,
+    database=str(DATABASES["default"]["NAME"]),  # noqa: F405
+    prefix=CHANNEL_LAYER_PREFIX,  # noqa: F405
 )
 # A fixed seed deals the same games every time (the docs' transcript); empty: random.
 GAMENOOK_GAME_SEED = env.str("GAMENOOK_GAME_SEED", default="")

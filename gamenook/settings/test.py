@@ -33,7 +33,15 @@ GAMENOOK_RUN_BOTS_INLINE = True
 # The WebSocket tests (tests/live/) use Redis's channel layer when this names a Redis
 # database (CI: .ci/run), the in-memory layer otherwise; some of them run on both.
 CHANNEL_LAYER_URL = env.str("GAMENOOK_TEST_CHANNEL_LAYER_URL", default="")
-CHANNEL_LAYERS = channel_layers(CHANNEL_LAYER_URL)
+# The processes a test starts (tests/web/site.py) run on the test database, whose name
+# differs from the one read here: the channels' prefix is derived from the layer's Redis
+# database instead, which they share and which each test run has to itself.
+CHANNEL_LAYERS = channel_layers(
+    CHANNEL_LAYER_URL,
+    secret_key=SECRET_KEY,
+    database=CHANNEL_LAYER_URL,
+    prefix=CHANNEL_LAYER_PREFIX,  # noqa: F405
+)
 
 # The real-time browser test (tests/web/test_browser_realtime.py) runs the server in a
 # process of its own; this makes it deal a known game there, as known_deals does here.
