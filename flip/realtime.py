@@ -69,19 +69,27 @@ def timer_name(seconds: int) -> str:
     raise ValueError(f"no move timer lasts {seconds} seconds")
 
 
-def after_timeout(*, strikes: int) -> Strike:
+def after_timeout(*, strikes: int, held: bool = False) -> Strike:
     """A turn ran out of time (ruling 17): one strike more; the third replaces the player.
 
     The strike is counted once per timed-out turn, after the table's plain
-    move for it; the caller hands the seat to the bot after that move.
+    move for it; the caller hands the seat to the bot after that move, and
+    the player stays the seat's (ruling 18, revised). ``held``: the seat is
+    held for a player whose connection dropped; the turn counts no strike, so
+    that a dropped connection cannot strike a player out before the hold ends
+    (ruling 18, revised).
 
     >>> after_timeout(strikes=0)
     Strike(strikes=1, replaced=False)
+    >>> after_timeout(strikes=2, held=True)
+    Strike(strikes=2, replaced=False)
     """
     if not 0 <= strikes < STRIKES_FOR_BOT:
         raise ValueError(
             f"a seat still played by its player has 0 to {STRIKES_FOR_BOT - 1} strikes"
         )
+    if held:
+        return Strike(strikes=strikes, replaced=False)
     strikes += 1
     return Strike(strikes=strikes, replaced=strikes >= STRIKES_FOR_BOT)
 

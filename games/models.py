@@ -143,8 +143,8 @@ class Seat(models.Model):
         related_name="seats",
     )
     bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True, default="")
-    # Who played the seat before a moderator handed it to a bot: they keep the
-    # watcher view, the log and the record of the table.
+    # Who played the seat before a moderator handed it to a bot (``seat_replace_with_bot``,
+    # a sanction): they keep the watcher view, the log and the record of the table.
     previous_user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -156,8 +156,13 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     left_at = models.DateTimeField(null=True, blank=True)
     # Real-time tables (rulings 17 and 18). Turns the player ran out of time on;
-    # the third hands the seat to a bot for good (``user`` moves to ``previous_user``).
+    # the third hands the seat to a bot for good (``struck_out``).
     strikes = models.PositiveSmallIntegerField(default=0, editable=False)
+    # Three strikes (ruling 17): a Normal bot plays the seat for the rest of the game,
+    # and ``user`` stays its player (ruling 18, revised): their seat's view, their
+    # moves, their lobby, the game-over mail and the ranking stay theirs. They may
+    # concede, not act.
+    struck_out = models.BooleanField(default=False, editable=False)
     # The player's last connection closed: the seat is theirs until then.
     held_until = models.DateTimeField(null=True, blank=True, editable=False)
     # The hold ran out: a Normal bot plays the seat until the player connects again.
@@ -177,6 +182,11 @@ class Seat(models.Model):
                 | (Q(user__isnull=True) & ~Q(bot_level="")),
                 name="seat_user_xor_bot",
             ),
+            # A bot plays a struck-out seat for its player, who stays in it.
+            models.CheckConstraint(
+                condition=Q(struck_out=False) | Q(user__isnull=False),
+                name="seat_struck_out_has_player",
+            ),
         ]
         indexes = [
             # The real-time sweep finds holds that ran out through this index.
@@ -195,8 +205,9 @@ class Seat(models.Model):
 
     @property
     def bot_plays(self) -> bool:
-        """A bot makes this seat's decisions: a bot's seat, or a player who is away."""
-        return self.is_bot or self.away
+        """A bot makes this seat's decisions: a bot's seat, a player who is away, or one
+        struck out (the bot plays for them for the rest of the game)."""
+        return self.is_bot or self.away or self.struck_out
 
 
 class Connection(models.Model):

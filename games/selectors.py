@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -20,7 +20,7 @@ from flip.positions import Position
 
 from . import conf, rows
 from .errors import Conflict, Forbidden, NotFound
-from .models import Connection, Seat, Table
+from .models import Connection, Move, Seat, Table
 
 
 def table_get(table_id: int) -> Table:
@@ -65,10 +65,12 @@ def viewer_seat(
 ) -> int | None:
     """The flip seat whose view ``user`` gets: their seat, or None for a watcher.
 
-    A player whose seat a moderator handed to a bot watches their own table
-    whatever its watcher setting. Raises ``Forbidden`` when the user holds no
-    seat, held none, and the table does not allow watching. ``seats``: the
-    table's seats, read already (``table_with_seats``).
+    A player struck out at a real-time table still holds their seat and sees
+    its view (ruling 18, revised); a player whose seat a moderator handed to a
+    bot watches their own table whatever its watcher setting. Raises
+    ``Forbidden`` when the user holds no seat, held none, and the table does
+    not allow watching. ``seats``: the table's seats, read already
+    (``table_with_seats``).
     """
     seat = seat_for(table, user, seats)
     if seat is not None:
@@ -215,6 +217,10 @@ class SeatFacts:
     left: bool
     #: A bot plays the seat while its player is away (ruling 18).
     away: bool = False
+    #: A bot plays the seat for the rest of the game; ``user`` is still its player (ruling 17).
+    struck_out: bool = False
+    #: How the table names the seat (``seat_names``); empty: not known here.
+    label: str = ""
 
     @property
     def is_bot(self) -> bool:
@@ -222,11 +228,13 @@ class SeatFacts:
 
     @property
     def bot_plays(self) -> bool:
-        """A bot makes this seat's decisions (a bot's seat, or its player is away)."""
-        return self.is_bot or self.away
+        """A bot makes this seat's decisions (a bot's seat, its player away or struck out)."""
+        return self.is_bot or self.away or self.struck_out
 
     @property
     def name(self) -> str:
+        if self.label:
+            return self.label
         if self.user is not None:
             return self.user.get_username()
         return f"Bot ({self.bot_level})"
@@ -245,13 +253,15 @@ def _table_facts(table: Table) -> TableFacts:
     )
 
 
-def _seat_facts(seat: Seat) -> SeatFacts:
+def _seat_facts(seat: Seat, label: str = "") -> SeatFacts:
     return SeatFacts(
         number=seat.number,
         user=seat.user,
         bot_level=seat.bot_level,
         left=seat.left_at is not None,
         away=seat.away,
+        struck_out=seat.struck_out,
+        label=label,
     )
 
 
@@ -287,8 +297,39 @@ def seat_at(table_id: int, number: int) -> SeatFacts:
 
 
 def seats_at(table_id: int) -> list[SeatFacts]:
-    seats = Seat.objects.select_related("user").filter(table_id=table_id).order_by("number")
-    return [_seat_facts(seat) for seat in seats]
+    """Every seat of the table in number order, each named as the table names it."""
+    seats = list(
+        Seat.objects.select_related("user", "previous_user")
+        .filter(table_id=table_id)
+        .order_by("number")
+    )
+    names = seat_names(seats)
+    return [_seat_facts(seat, names[seat.number]) for seat in seats]
+
+
+def seat_names(seats: Sequence[Seat]) -> dict[int, str]:
+    """How every page, answer and e-mail names each seat of one table, by number.
+
+    A person by their username (also when struck out: the seat is still
+    theirs); the bots seated in the lobby by their place among them and their
+    level, so that two are never named alike ("Bot 1 (easy)", "Bot 2 (hard)");
+    a seat a moderator handed to a bot after its name and "(bot)", which
+    leaves the lobby bots' numbers as they were.
+
+    >>> seat_names([Seat(number=0, bot_level="easy"), Seat(number=2, bot_level="easy")])
+    {0: 'Bot 1 (easy)', 2: 'Bot 2 (easy)'}
+    """
+    names: dict[int, str] = {}
+    bots = 0
+    for seat in sorted(seats, key=lambda one: one.number):
+        if seat.user_id is not None and seat.user is not None:
+            names[seat.number] = seat.user.username
+        elif seat.previous_user_id is not None and seat.previous_user is not None:
+            names[seat.number] = f"{seat.previous_user.username} (bot)"
+        else:
+            bots += 1
+            names[seat.number] = f"Bot {bots} ({seat.bot_level})"
+    return names
 
 
 def final_ranking(table_id: int) -> tuple[list[dict[str, Any]], int]:
@@ -356,7 +397,7 @@ def tables_due_for_reminder(*, now: datetime, batch: int) -> Iterator[list[tuple
 def tables_waiting_for_bot(*, unchanged_since: datetime) -> Iterator[tuple[int, int]]:
     """(table id, seq) of running tables where a bot is to act and nothing moved since."""
     bot_to_act = Seat.objects.filter(
-        ~Q(bot_level="") | Q(away=True),
+        ~Q(bot_level="") | Q(away=True) | Q(struck_out=True),
         table=OuterRef("pk"),
         number=OuterRef("to_act"),
         left_at__isnull=True,
@@ -402,7 +443,8 @@ def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
     its player has a connection open (None turn by turn, and for a bot);
     ``held_until``: the instant its hold ends, after the player's last
     connection closed; ``away``: a bot plays it until the player returns;
-    ``replaced``: a bot took the seat from its player for good.
+    ``replaced``: a bot plays the seat for good, after three strikes (the
+    player still holds it) or in a moderator's stead.
     """
     return {
         "strikes": seat.strikes,
@@ -411,7 +453,7 @@ def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
         else seat.user_id in connected,
         "held_until": seat.held_until,
         "away": seat.away,
-        "replaced": seat.is_bot and seat.previous_user_id is not None,
+        "replaced": seat.struck_out or (seat.is_bot and seat.previous_user_id is not None),
     }
 
 
@@ -424,7 +466,7 @@ def seat_public_level(seat: Seat) -> str | None:
     """
     if seat.is_bot:
         return seat.bot_level
-    if seat.away:
+    if seat.away or seat.struck_out:
         return realtime.STAND_IN_LEVEL
     return None
 
@@ -498,9 +540,12 @@ def color_symbol(color: str) -> str:
 
 def table_seats(table: Table) -> list[dict[str, Any]]:
     """The table's seats in order: number, the user's id and name or the bot level, left,
-    the public facts of real-time play (``seat_presence``) and, for a seat a bot took
-    from its player, that player's name (``previous_username``, public: they sat there)."""
+    the public facts of real-time play (``seat_presence``), for a seat a moderator
+    handed to a bot, its player's name (``previous_username``, public: they sat there),
+    and the name the table gives the seat (``seat_names``)."""
     connected = connected_users(table)
+    seats = list(table.seats.select_related("user", "previous_user").order_by("number"))
+    names = seat_names(seats)
     return [
         {
             "number": seat.number,
@@ -511,9 +556,10 @@ def table_seats(table: Table) -> list[dict[str, Any]]:
             "previous_username": (
                 seat.previous_user.username if seat.previous_user is not None else None
             ),
+            "name": names[seat.number],
             **seat_presence(seat, connected),
         }
-        for seat in table.seats.select_related("user", "previous_user").order_by("number")
+        for seat in seats
     ]
 
 
@@ -585,14 +631,26 @@ def lobby_for(user: User) -> dict[str, list[Any]]:
     first), their other running tables, the lobbies they sit at, open tables they
     can join, and their finished games (newest first).
 
-    Whose turn it is comes from ``Table.to_act``, written with every snapshot.
+    Whose turn it is comes from ``Table.to_act``, written with every snapshot. A
+    running game they left (a concession) is no longer theirs to follow here; it is
+    back among their finished games once it ends. A seat a bot plays for them after
+    three strikes is still theirs, never their turn to act.
     """
     mine = Seat.objects.filter(user=user).values("table_id")
+    playing = Seat.objects.filter(user=user, left_at__isnull=True).values("table_id")
     to_act = Seat.objects.filter(
-        table=OuterRef("pk"), number=OuterRef("to_act"), user=user, left_at__isnull=True
+        table=OuterRef("pk"),
+        number=OuterRef("to_act"),
+        user=user,
+        left_at__isnull=True,
+        struck_out=False,
     )
-    base = Table.objects.select_related("host").prefetch_related("seats__user")
-    active = base.filter(status=Table.Status.ACTIVE, pk__in=mine).annotate(my_turn=Exists(to_act))
+    base = Table.objects.select_related("host").prefetch_related(
+        "seats__user", "seats__previous_user"
+    )
+    active = base.filter(status=Table.Status.ACTIVE, pk__in=playing).annotate(
+        my_turn=Exists(to_act)
+    )
     my_turn = list(active.filter(my_turn=True).order_by("deadline_at", "pk"))
     others = list(active.filter(my_turn=False).order_by("-started_at", "-pk"))
     waiting = list(base.filter(status=Table.Status.LOBBY, pk__in=mine).order_by("-created_at"))
@@ -736,3 +794,74 @@ def unpack_rows(packed: dict[str, Any]) -> tuple[Table | None, list[Seat]]:
         seat.user = None if user is None else User.from_db(None, ["id", "username"], user)
         seats.append(seat)
     return table, seats
+
+
+# ----------------------------------------------------------------------------
+# For notifications (ruling 19): is a player whose turn it is away?
+
+
+@dataclass(frozen=True)
+class TurnAwaiting:
+    """A turn-by-turn table where it is a user's turn, and what says whether they are there."""
+
+    table: TableFacts
+    seat: int
+    turn_started_at: datetime | None
+    #: A socket of theirs is open at the table now (a ``Connection`` row).
+    connected: bool
+    #: Their own last action at the table when it is the table's last (a drawn card
+    #: still to play: ruling 5), else None.
+    acted_at: datetime | None
+
+
+def turns_awaiting(*, user_id: int, table_id: int | None = None) -> list[TurnAwaiting]:
+    """Every running turn-by-turn table (or only ``table_id``) where it is ``user_id``'s turn.
+
+    One query, through the user's seats: the table's facts, whether a socket
+    of theirs is open there, and their action in this turn if they made one.
+    A seat a bot plays, or one its player left, is nobody's turn to be told of.
+    """
+    connected = Connection.objects.filter(table_id=OuterRef("table_id"), user_id=user_id)
+    acted = Move.objects.filter(
+        table_id=OuterRef("table_id"),
+        seq=OuterRef("table__seq"),
+        seat=OuterRef("number"),
+        source=Move.Source.PLAYER,
+    ).values("created_at")[:1]
+    seats = (
+        Seat.objects.filter(
+            user_id=user_id,
+            left_at__isnull=True,
+            away=False,
+            table__status=Table.Status.ACTIVE,
+            table__move_seconds__isnull=True,
+            table__to_act=F("number"),
+        )
+        .select_related("table")
+        .only(
+            "number",
+            "table__id",
+            "table__seq",
+            "table__turn",
+            "table__status",
+            "table__turn_hours",
+            "table__timeout_policy",
+            "table__deadline_at",
+            "table__move_seconds",
+            "table__turn_started_at",
+        )
+        .annotate(connected=Exists(connected), acted_at=Subquery(acted))
+        .order_by("table_id")
+    )
+    if table_id is not None:
+        seats = seats.filter(table_id=table_id)
+    return [
+        TurnAwaiting(
+            table=_table_facts(seat.table),
+            seat=seat.number,
+            turn_started_at=seat.table.turn_started_at,
+            connected=bool(seat.connected),
+            acted_at=seat.acted_at,
+        )
+        for seat in seats
+    ]

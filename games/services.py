@@ -13,6 +13,7 @@ of every table, the same signal per table on commit.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import secrets
@@ -29,9 +30,9 @@ from django.utils import timezone
 import flip
 from flip import realtime
 
-from . import conf, rows
+from . import conf, limits, rows
 from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
-from .models import Connection, Move, Seat, Table
+from .models import Connection, IdempotencyKey, Move, Seat, Table
 from .selectors import SeatFacts, seat_facts_of, seat_public_level, table_state
 from .signals import seat_held, table_changed
 
@@ -381,6 +382,8 @@ def table_apply_action(
         if seat.is_bot or seat.left_at is not None:
             raise Forbidden("You no longer hold a seat in this game.", code="not_seated")
         state = _active_state(table)
+        if seat.struck_out:
+            raise Conflict(STRUCK_OUT, code="struck_out")
         if expected_seq is not None and expected_seq != table.seq:
             raise StaleSequence()
         action = action_from_request(state, seat.number, data)
@@ -394,6 +397,13 @@ def table_apply_action(
     # The seats read with the lock are current (``_lock_table_with_seats``); ours
     # changed above in memory as in the database, and an action changes no other.
     return replace(result, seats=seats)
+
+
+#: The refusal of a struck-out player's action (ruling 17: the bot plays for them).
+STRUCK_OUT = (
+    "A bot plays your seat for the rest of this game: your move timer ran out three times."
+    " You can follow the game from your seat, or concede."
+)
 
 
 def _leave_locked(table: Table, state: flip.GameState, seat: Seat, source: str) -> MoveResult:
@@ -530,23 +540,33 @@ def _timeout_realtime_locked(
 ) -> MoveResult:
     """A real-time move timer ran out (ruling 17): ruling 4's move, then a strike.
 
-    On the third strike a Normal bot takes the seat for the rest of the game,
-    after that move and in the same transaction. A seat a bot already plays
-    (its turn was lost on the way) takes no strike.
+    On the third strike a Normal bot plays the seat for the rest of the game,
+    after that move and in the same transaction; the player stays the seat's
+    (``Seat.struck_out``, ruling 18 revised). A seat a bot already plays (its
+    turn was lost on the way) takes no strike, nor does a seat held for a
+    player whose connection dropped (ruling 18: the hold must not end in a
+    strike-out before its two minutes are over).
     """
     result = _play(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
     moves, events = list(result.moves), list(result.events)
     if not seat.bot_plays:
-        strike = realtime.after_timeout(strikes=seat.strikes)
+        strike = realtime.after_timeout(strikes=seat.strikes, held=seat.held_until is not None)
         seat.strikes = strike.strikes
         fields = ["strikes"]
         if strike.replaced and not result.state.over:
-            replaced = _hand_to_bot(
-                table, result.state, seat, level=realtime.STAND_IN_LEVEL, source=Move.Source.TIMEOUT
+            seat.struck_out = True
+            seat.away = False
+            replaced = _bot_takes_over(
+                table,
+                result.state,
+                seat,
+                level=realtime.STAND_IN_LEVEL,
+                source=Move.Source.TIMEOUT,
+                user=seat.user_id,
             )
             moves.append(replaced)
             events.extend(replaced.payload["events"])
-            fields += ["user", "bot_level", "previous_user", "held_until", "away"]
+            fields += ["struck_out", "away"]
         seat.save(update_fields=fields)
     Move.objects.bulk_create(moves)
     _commit_locked(table, new_turn=result.new_turn, fields=_SNAPSHOT_FIELDS)
@@ -796,18 +816,28 @@ def _seat_returns(table: Table, seat: Seat, *, signal: bool = True) -> None:
     _presence_changed(table, signal=signal)
 
 
-def presence_open(*, table_id: int, user: User, channel: str) -> None:
-    """``user`` opened connection ``channel`` to the table.
+def presence_open(
+    *, table_id: int, user: User, channel: str, max_sockets: int | None = None
+) -> bool:
+    """``user`` opened connection ``channel`` to the table; False, and nothing
+    recorded, when they hold ``max_sockets`` connections there already.
 
-    A player whose seat was held, or played by a bot while they were away,
-    has it back from their next decision on. Raises ``NotFound`` for a table
-    that does not exist; who may connect is the caller's check (the same as
-    who may read the view).
+    Counted under the table's lock from the records that are not stale
+    (``GAMENOOK_PRESENCE_STALE_SECONDS``), so every process sees one count. A
+    player whose seat was held, or played by a bot while they were away, has
+    it back from their next decision on. Raises ``NotFound`` for a table that
+    does not exist; who may connect is the caller's check (the same as who may
+    read the view).
     """
     now = timezone.now()
     with transaction.atomic():
         table = _lock_table(table_id)
-        first = not Connection.objects.filter(table=table, user=user).exists()
+        mine = Connection.objects.filter(table=table, user=user)
+        first = not mine.exists()
+        if max_sockets is not None and not first:
+            fresh = mine.filter(seen_at__gte=now - timedelta(seconds=conf.presence_stale_seconds()))
+            if fresh.exclude(channel=channel).count() >= max_sockets:
+                return False
         # One statement (INSERT ... ON CONFLICT), not update_or_create's locked read,
         # savepoint and INSERT: a channel opens once, this runs at every handshake.
         Connection.objects.bulk_create(
@@ -818,11 +848,12 @@ def presence_open(*, table_id: int, user: User, channel: str) -> None:
         )
         seat = _live_seat(table, user.pk)
         if seat is None or not table.realtime:
-            return  # presence is a fact of real-time play only (selectors.connected_users)
+            return True  # presence is a fact of real-time play only (selectors.connected_users)
         if seat.away or seat.held_until is not None:
             _seat_returns(table, seat)
         elif first:
             _presence_changed(table)
+    return True
 
 
 def presence_close(*, channel: str) -> None:
@@ -845,7 +876,7 @@ def presence_close(*, channel: str) -> None:
         seat = _live_seat(table, user_id)
         if seat is None or not table.realtime:
             return  # presence is a fact of real-time play only (selectors.connected_users)
-        if table.status == Table.Status.ACTIVE and not seat.away:
+        if table.status == Table.Status.ACTIVE and not seat.bot_plays:
             until = timezone.now() + timedelta(seconds=conf.seat_hold_seconds())
             seat.held_until = until
             seat.save(update_fields=["held_until"])
@@ -888,7 +919,7 @@ def seat_hold_expire(*, table_id: int, number: int) -> bool:
             and Connection.objects.filter(table=table, user_id=seat.user_id).exists()
         )
         running = table.status == Table.Status.ACTIVE and seat.left_at is None
-        seat.away = running and not seat.is_bot and not connected
+        seat.away = running and not seat.is_bot and not seat.struck_out and not connected
         seat.save(update_fields=["held_until", "away"])
         _presence_changed(table)
         if seat.away:
@@ -939,6 +970,9 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
         raise ValueError("the turn deadline is 12, 24 or 72 hours")
     move_seconds = None if move_timer is None else realtime.move_seconds(move_timer)
     with transaction.atomic():
+        limits.lock_user(host)
+        limits.check_open_tables(host)
+        limits.check_running_tables(host)
         table = Table.objects.create(
             host=host,
             seat_count=seat_count,
@@ -973,20 +1007,27 @@ def _take_seat(table: Table, **who: Any) -> Seat:
 
 
 def table_join(*, table_id: int, user: User) -> Seat:
+    """Take the next free seat; refused at the caps on open and running tables."""
     with transaction.atomic():
+        limits.lock_user(user)
         table = _lobby_locked(table_id)
         if table.seats.filter(user=user).exists():
             raise Conflict("You already hold a seat at this table.", code="already_seated")
+        limits.check_open_tables(user)
+        limits.check_running_tables(user)
         return _take_seat(table, user=user)
 
 
 def table_add_bot(*, table_id: int, user: User, level: str) -> Seat:
+    """The host seats a bot; refused at the cap on bot seats."""
     if level not in Seat.BotLevel.values:
         raise ValueError("a bot is easy, normal or hard")
     with transaction.atomic():
+        limits.lock_user(user)
         table = _lobby_locked(table_id)
         if table.host_id != user.pk:
             raise Forbidden("Only the host can add a bot.", code="not_host")
+        limits.check_bot_seats(user)
         return _take_seat(table, bot_level=level)
 
 
@@ -997,11 +1038,7 @@ def table_leave_lobby(*, table_id: int, user: User) -> None:
     """
     with transaction.atomic():
         table = _lobby_locked(table_id)
-        seat = _seat_of(table, user)
-        number = seat.number
-        seat.delete()
-        for later in table.seats.filter(number__gt=number).order_by("number"):
-            Seat.objects.filter(pk=later.pk).update(number=F("number") - 1)
+        _give_up_seat(table, _seat_of(table, user))
         if table.host_id == user.pk:
             # The host walking away closes the lobby for everyone.
             table.status = Table.Status.ABORTED
@@ -1009,12 +1046,47 @@ def table_leave_lobby(*, table_id: int, user: User) -> None:
             table.save(update_fields=["status", "finished_at", "updated_at"])
 
 
-def table_start(*, table_id: int, user: User) -> MoveResult:
-    """Deal the first round. Only the host; at least two seats filled."""
+def _give_up_seat(table: Table, seat: Seat) -> None:
+    """Free a lobby seat; later seats move up so the numbers stay 0..N-1 (ruling 1)."""
+    number = seat.number
+    seat.delete()
+    for later in table.seats.filter(number__gt=number).order_by("number"):
+        Seat.objects.filter(pk=later.pk).update(number=F("number") - 1)
+
+
+def table_remove_bot(*, table_id: int, user: User, number: int) -> None:
+    """The host takes the bot in seat ``number`` off a table before the start.
+
+    Later seats move up, as when a player gives up a lobby seat. Refuses with
+    ``Conflict`` once the game has started (``not_in_lobby``) or when that seat
+    is a person's (``not_a_bot``), ``Forbidden`` for anyone but the host
+    (``not_host``) and ``NotFound`` for a seat nobody holds (``no_such_seat``).
+    """
     with transaction.atomic():
         table = _lobby_locked(table_id)
         if table.host_id != user.pk:
+            raise Forbidden("Only the host can remove a bot.", code="not_host")
+        # Looked for among the table's seats, not by a query: ``number`` may be any
+        # size a URL can carry.
+        seat = next((one for one in table.seats.all() if one.number == number), None)
+        if seat is None:
+            raise NotFound("No seat of this table has that number.", code="no_such_seat")
+        if not seat.is_bot:
+            raise Conflict("That seat is a player's, not a bot's.", code="not_a_bot")
+        _give_up_seat(table, seat)
+
+
+def table_start(*, table_id: int, user: User) -> MoveResult:
+    """Deal the first round. Only the host; at least two seats filled.
+
+    Refused when the host plays as many running games as one player may.
+    """
+    with transaction.atomic():
+        limits.lock_user(user)
+        table = _lobby_locked(table_id)
+        if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
+        limits.check_running_tables(user)
         try:
             # flip decides how many players a game takes; the table's other options
             # were checked when it was opened.
@@ -1093,28 +1165,41 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
         seat = table.seats.get(number=number)
         if seat.left_at is not None:
             raise Conflict("That player has already left.", code="already_left")
-        move = _hand_to_bot(table, state, seat, level=level, source=Move.Source.ADMIN)
-        seat.save(update_fields=["user", "bot_level", "previous_user", "held_until", "away"])
+        # A sanction, unlike a third strike (Seat.struck_out): the player loses the seat
+        # (and so its hand, which a cheater could pass on) and keeps the watcher view.
+        previous = seat.user_id
+        if previous is not None:
+            seat.previous_user_id = previous
+        seat.user = None
+        seat.bot_level = level
+        seat.away = seat.struck_out = False
+        move = _bot_takes_over(
+            table, state, seat, level=level, source=Move.Source.ADMIN, user=previous
+        )
+        seat.save(
+            update_fields=["user", "bot_level", "previous_user", "held_until", "away", "struck_out"]
+        )
         move.save()
         _commit_locked(table, new_turn=False, fields=["seq", "updated_at"])
         return seat
 
 
-def _hand_to_bot(
-    table: Table, state: flip.GameState, seat: Seat, *, level: str, source: str
+def _bot_takes_over(
+    table: Table,
+    state: flip.GameState,
+    seat: Seat,
+    *,
+    level: str,
+    source: str,
+    user: int | None,
 ) -> Move:
-    """A bot of ``level`` takes ``seat`` for good: the seat and the log entry, neither saved.
+    """The log entry of a bot of ``level`` taking ``seat`` for good, not saved; ends its hold.
 
-    The player keeps the watcher view as ``previous_user``. Used by a
-    moderator's replacement and by a real-time seat's third strike.
+    A moderator's replacement (``seat_replace_with_bot``) and a real-time
+    seat's third strike (``_timeout_realtime_locked``) each set whom the seat
+    stays with; ``user``: who played it until now (None: a bot).
     """
-    previous = seat.user_id
-    if previous is not None:
-        seat.previous_user_id = previous
-    seat.user = None
-    seat.bot_level = level
     seat.held_until = None
-    seat.away = False
     table.seq += 1
     return Move(
         table=table,
@@ -1123,7 +1208,7 @@ def _hand_to_bot(
         seat=seat.number,
         action="replace_with_bot",
         payload={
-            "action": {"type": "replace_with_bot", "level": level, "user": previous},
+            "action": {"type": "replace_with_bot", "level": level, "user": user},
             "events": [{"type": "replaced_by_bot", "seat": seat.number, "level": level}],
         },
         source=source,
@@ -1152,3 +1237,30 @@ def player_leave_all_tables(*, user: User) -> int:
                 _leave_locked(table, _active_state(table), seat, Move.Source.ADMIN)
                 left += 1
     return left
+
+
+# ----------------------------------------------------------------------------
+# Housekeeping (the sweep calls these)
+
+
+def idempotency_keys_purge(*, now: datetime | None = None, batch: int = 1000) -> int:
+    """Delete the ``Idempotency-Key`` records older than ``GAMENOOK_IDEMPOTENCY_KEEP_SECONDS``.
+
+    Oldest first, at most ``batch`` a statement; returns how many went. The
+    records are read in id order, which is the order they were made in (the
+    id and ``created_at`` are both set at the insert), through the primary
+    key's index; when the oldest record is young, that one row was the whole
+    cost, whatever the table's size. A record made a moment out of order
+    waits for the next sweep; none goes before its time.
+    """
+    before = (now or timezone.now()) - conf.idempotency_keep()
+    oldest = IdempotencyKey.objects.order_by("pk").values_list("pk", "created_at")
+    purged = 0
+    size = 1
+    while True:
+        old = [pk for pk, _ in itertools.takewhile(lambda row: row[1] < before, oldest[:size])]
+        if old:
+            purged += IdempotencyKey.objects.filter(pk__in=old).delete()[0]
+        if len(old) < size:  # a young record, or none left
+            return purged
+        size = batch

@@ -10,6 +10,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/<id:table_id>/", tables.TableDetailApi.as_view(), name="table"),
     path("tables/<id:table_id>/join/", tables.TableJoinApi.as_view(), name="table-join"),
     path("tables/<id:table_id>/bots/", tables.TableAddBotApi.as_view(), name="table-bots"),
+    path(
+        "tables/<id:table_id>/bots/<id:seat>/",
+        tables.TableRemoveBotApi.as_view(),
+        name="table-bot",
+    ),
     path("tables/<id:table_id>/leave/", tables.TableLeaveApi.as_view(), name="table-leave"),
     path("tables/<id:table_id>/start/", tables.TableStartApi.as_view(), name="table-start"),
     path("tables/<id:table_id>/view/", tables.TableViewApi.as_view(), name="table-view"),

@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.http import parse_etags
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import selectors as account_selectors
 from accounts import services as accounts
 from games import selectors, services
 from games.errors import NotFound, ServiceError, StaleSequence
@@ -81,6 +82,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("web:home")
     form = SignUpForm(request.POST or None)
+    status = 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -89,15 +91,18 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         except ServiceError as exc:
             _form_errors(form, exc)
+            status = exc.status if isinstance(exc, accounts.MailHeld) else 200
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            # The same words whether or not another account has the address: its mail says.
             messages.success(
                 request,
-                f"Welcome, {user.username}. Open a table or join one. We mailed a link to "
-                f"{user.email}: follow it to get game e-mail.",
+                f"Welcome, {user.username}. Open a table or join one. We sent a message to "
+                f"{data['email']}: until the address is confirmed through it, no game e-mail "
+                "goes there.",
             )
             return redirect("web:home")
-    return render(request, "web/signup.html", {"form": form})
+    return render(request, "web/signup.html", {"form": form}, status=status)
 
 
 def _form_errors(form: Any, error: ServiceError) -> None:
@@ -132,18 +137,29 @@ def _save_email(request: HttpRequest, user: User, forms: dict[str, Any]) -> str 
     form = forms["email_form"] = EmailForm(request.POST)
     if not form.is_valid():
         return None
+    email = form.cleaned_data["email"]
     try:
-        accounts.user_update(user=user, email=form.cleaned_data["email"])
+        accounts.user_update(
+            user=user, email=email, current_password=form.cleaned_data["current_password"]
+        )
     except ServiceError as error:
         _form_errors(form, error)
         return None
-    return "Your e-mail address is saved."
+    if account_selectors.pending_email_of(user=user) is None:
+        return "Your e-mail address is saved."
+    # The same words whether or not another account has the address: its mail says.
+    return (
+        f"We sent a message to {email}. It becomes your address once confirmed through it; "
+        f"until then your account's address stays as it was."
+    )
 
 
 def _send_verification(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
-    if accounts.email_verification_send(user=user):
-        return f"A new confirmation link is on its way to {user.email}."
-    return "A link went out less than a minute ago: look for it, or try again shortly."
+    try:
+        address = accounts.email_verification_send(user=user)
+    except ServiceError as error:  # held back by the limits on confirmation mail, or none due
+        return error.message
+    return f"A new message is on its way to {address}: it says how to confirm the address."
 
 
 def _change_password(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:
@@ -196,7 +212,7 @@ _ACCOUNT_FORMS: dict[str, _AccountForm] = {
 def account(request: HttpRequest) -> HttpResponse:
     user = _user(request)
     forms: dict[str, Any] = {
-        "email_form": EmailForm(initial={"email": user.email}),
+        "email_form": EmailForm(),
         "password_form": PasswordChangeForm(),
         "prefs_form": PreferencesForm(initial=notifications.preferences_get(user)),
     }
@@ -213,6 +229,7 @@ def account(request: HttpRequest) -> HttpResponse:
             **forms,
             "prefs": notifications.preferences_get(user),
             "verified": notifications.email_is_verified(user),
+            "pending_email": account_selectors.pending_email_of(user=user),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -243,7 +260,8 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
 
 def _table_row(table: Any) -> dict[str, Any]:
     seats = sorted(table.seats.all(), key=lambda s: s.number)
-    names = [s.user.username if s.user is not None else f"Bot ({s.bot_level})" for s in seats]
+    named = selectors.seat_names(seats)
+    names = [named[s.number] for s in seats]
     to_act = next((n for s, n in zip(seats, names, strict=True) if s.number == table.to_act), None)
     return {
         "id": table.pk,
@@ -273,6 +291,11 @@ def table_create(request: HttpRequest) -> HttpResponse:
     except ValueError as exc:  # the service's word on options the form let through
         form.add_error(None, f"The table cannot be opened: {exc}.")
         return lobby(request, form)
+    except ServiceError as exc:  # a cap on tables (games.limits): the lobby says which
+        form.add_error(None, exc.message)
+        response = lobby(request, form)
+        response.status_code = exc.status
+        return response
     return redirect("web:table", table_id=table.pk)
 
 
@@ -370,6 +393,8 @@ def table_live(request: HttpRequest, table_id: int) -> HttpResponse:
     version = selectors.table_version(table_id, request.user)
     if version is None:
         return HttpResponse(status=404)
+    if version[2] is not None and request.user.is_authenticated:  # ruling 19: not away
+        notifications.table_seen(user_id=request.user.pk, table_id=table_id)
     etag = _etag(table_id, version)
     wanted = {
         tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))
@@ -561,3 +586,19 @@ def _int(value: str | None, *, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
+
+
+# ----------------------------------------------------------------------------
+# The lobby: a bot taken off the table
+
+
+@login_required
+@require_POST
+def table_remove_bot(request: HttpRequest, table_id: int, seat: int) -> HttpResponse:
+    """The host takes the bot in ``seat`` off the table before the start
+    (``games.services.table_remove_bot``)."""
+    try:
+        services.table_remove_bot(table_id=table_id, user=_user(request), number=seat)
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    return _answer(request, table_id)

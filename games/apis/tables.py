@@ -63,7 +63,15 @@ def _errors(*codes: int) -> dict[int, Any]:
 
 class SeatOutputSerializer(serializers.Serializer[Any]):
     number = serializers.IntegerField()
-    username = serializers.CharField(allow_null=True, help_text="Null for a bot.")
+    name = serializers.CharField(
+        help_text="How the table names the seat, as its pages and e-mails do: the "
+        "username, or for a bot its place among the table's bots and its level "
+        '("Bot 2 (easy)"); a seat a moderator handed to a bot, its player\'s name and "(bot)".'
+    )
+    username = serializers.CharField(
+        allow_null=True,
+        help_text="Null for a bot. A player struck out (replaced true) still holds the seat.",
+    )
     bot_level = serializers.CharField(allow_null=True, help_text="Null for a person.")
     left = serializers.BooleanField(help_text="True once the seat has left the game.")
     # Real-time play (rulings 17 and 18): public, in every seat's view and the watcher's.
@@ -85,21 +93,26 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
         help_text="Real time: a Normal bot plays this seat until its player connects again."
     )
     replaced = serializers.BooleanField(
-        help_text="A bot took this seat from its player for good (three strikes, or a moderator)."
+        help_text="A bot plays this seat for the rest of the game: after three strikes "
+        "(its player keeps the seat, its view and its place in the ranking, and may "
+        "concede but not act), or in the stead of a player a moderator removed."
     )
 
 
 def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
     connected = selectors.connected_users(table)
+    seats = sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
+    names = selectors.seat_names(seats)
     return [
         {
             "number": seat.number,
+            "name": names[seat.number],
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
             **selectors.seat_presence(seat, connected),
         }
-        for seat in sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
+        for seat in seats
     ]
 
 
@@ -382,9 +395,9 @@ class TableListApi(APIView):
             open_seats=params["open"],
         )
         count = tables.count()
-        page = tables.select_related("host").prefetch_related("seats__user")[
-            params["offset"] : params["offset"] + params["limit"]
-        ]
+        page = tables.select_related("host").prefetch_related(
+            "seats__user", "seats__previous_user"
+        )[params["offset"] : params["offset"] + params["limit"]]
         return Response({"count": count, "results": [TableOutputSerializer(t).data for t in page]})
 
     @extend_schema(
@@ -448,6 +461,28 @@ class TableAddBotApi(APIView):
         data = parse_input(self.InputSerializer, request.data)
         services.table_add_bot(table_id=table_id, user=request_user(request), level=data["level"])
         return Response(_table_out(selectors.table_get(table_id)), status=status.HTTP_201_CREATED)
+
+
+class TableRemoveBotApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Take a bot off the table before the start (host only)",
+        description="Removes the bot in seat `seat` (0-based, as `number` in `seats`); "
+        "later seats move up one, and the bots' names follow their new places. 403 "
+        "not_host for anyone but the host, 404 no_such_seat for a seat nobody holds, "
+        "409 not_a_bot for a person's seat and not_in_lobby once the game "
+        "has started. Send an Idempotency-Key to retry safely: the same request again "
+        "would remove the bot that moved up into that seat.",
+        request=None,
+        responses={200: TableOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def delete(self, request: Request, table_id: int, seat: int) -> Response:
+        parse_input(_Empty, request.data)
+        services.table_remove_bot(table_id=table_id, user=request_user(request), number=seat)
+        return Response(_table_out(selectors.table_get(table_id)))
 
 
 class TableLeaveApi(APIView):
@@ -552,7 +587,9 @@ class TableActionApi(APIView):
         "again before its next action. With the header X-Gamenook-Socket naming one of "
         "your sockets at the table (the id of its hello frame), that socket is not sent "
         "this view again: 400 invalid_socket if the header cannot be such an id. 409 when "
-        "expected_seq is stale, 422 with the rule's code when the rules refuse the move.",
+        "expected_seq is stale, 409 struck_out when a bot plays your seat for the rest of "
+        "the game (three strikes at a real-time table: you keep your seat's view and may "
+        "concede), 422 with the rule's code when the rules refuse the move.",
         request=InputSerializer,
         parameters=[
             OpenApiParameter(

@@ -47,6 +47,7 @@ def test_create_opens_a_lobby_table_with_the_host_in_seat_0(alice: User, api: Ap
     assert body["seats"] == [
         {
             "number": 0,
+            "name": "alice",
             "username": "alice",
             "bot_level": None,
             "left": False,
@@ -194,6 +195,7 @@ def test_host_adds_a_bot_of_a_level(alice: User, api: Api) -> None:
     assert response.status_code == 201
     assert response.json()["seats"][1] == {
         "number": 1,
+        "name": "Bot 1 (hard)",
         "username": None,
         "bot_level": "hard",
         "left": False,

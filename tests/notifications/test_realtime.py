@@ -19,7 +19,7 @@ import flip
 from flip import realtime
 from games import selectors
 from games import services as games
-from games.errors import Forbidden, StaleSequence
+from games.errors import Conflict, StaleSequence
 from games.models import Connection, Move, Seat, Table
 from notifications import jobs as jobs_module
 from notifications import services, turns
@@ -136,18 +136,21 @@ def test_ruling_17_strikes_need_not_be_in_a_row_and_the_third_gives_the_seat_to_
         jobs.drain()
 
     slow.refresh_from_db()
-    assert (slow.user, slow.previous_user, slow.bot_level) == (None, player, "normal")
+    # The player stays the seat's (ruling 18, revised); a Normal bot plays it for them.
+    assert (slow.user, slow.previous_user, slow.bot_level) == (player, None, "")
+    assert slow.struck_out and slow.bot_plays
     handed = Move.objects.get(table=table, action="replace_with_bot")
     assert handed.source == Move.Source.TIMEOUT
     assert handed.payload["events"] == [
         {"type": "replaced_by_bot", "seat": slow.number, "level": "normal"}
     ]
-    # The player may only watch from now on, and is refused a move.
-    assert selectors.viewer_seat(table, player) is None
-    with pytest.raises(Forbidden):
+    # The player keeps their seat's view, and is refused a move: the bot plays it.
+    assert selectors.viewer_seat(table, player) == slow.number
+    with pytest.raises(Conflict) as refused:
         games.table_apply_action(
             table_id=table.pk, user=player, data={"type": "draw"}, expected_seq=None
         )
+    assert refused.value.code == "struck_out"
     # The bot plays the seat's turns from now on.
     bot_moves = Move.objects.filter(table=table, seat=slow.number, source=Move.Source.BOT)
     with time_machine.travel(T0 + timedelta(minutes=10), tick=False):
@@ -244,11 +247,12 @@ def test_ruling_18_the_seat_is_held_two_minutes_then_a_normal_bot_plays_it(
         games.presence_open(table_id=table.pk, user=away.user, channel="c")
         games.presence_close(channel="c")
 
-        # The timer keeps running while the seat is held: the turn times out, a strike.
+        # The timer keeps running while the seat is held: the turn times out, the plain
+        # move and no strike (ruling 18, revised).
         clock.move_to(T0 + timedelta(seconds=45))
         jobs.run_due()
         away.refresh_from_db()
-        assert (away.strikes, away.away) == (1, False)
+        assert (away.strikes, away.away) == (0, False)
         assert to_act(table).number != away.number  # the deal's promise above
 
         clock.move_to(T0 + timedelta(seconds=100))
@@ -264,7 +268,7 @@ def test_ruling_18_the_seat_is_held_two_minutes_then_a_normal_bot_plays_it(
         table=table, seq__gt=seq, seat=away.number, source=Move.Source.BOT
     ).exists()
     facts = {s["number"]: s for s in selectors.table_seats(table)}[away.number]
-    assert (facts["away"], facts["strikes"], facts["replaced"]) == (True, 1, False)
+    assert (facts["away"], facts["strikes"], facts["replaced"]) == (True, 0, False)
 
 
 def test_ruling_18_the_player_has_the_seat_back_from_the_next_decision(jobs: Jobs) -> None:
