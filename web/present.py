@@ -45,8 +45,11 @@ def color_choice(color: str) -> Context:
 
 
 def seat_name(seat: Context | None, number: int) -> str:
+    """The seat's name as the table gives it (``selectors.seat_names``)."""
     if seat is None:
         return f"Seat {number + 1}"
+    if seat.get("name"):
+        return str(seat["name"])
     if seat["username"]:
         return str(seat["username"])
     if seat.get("previous_username"):  # a bot took the seat from its player for good
@@ -301,6 +304,10 @@ def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
     return rows
 
 
+#: What a struck-out player's cards say: the table's bot plays them now.
+STOOD_IN = "A bot plays your seat for the rest of the game: your time ran out three times."
+
+
 def game(
     view: Mapping[str, Any],
     seats: list[Context],
@@ -317,12 +324,18 @@ def game(
     viewer = g["seat"]
     names = Names(seats, viewer)
     by_number = {seat["number"]: seat for seat in seats}
-    legal = g["legal_actions"]
+    # A player struck out (ruling 17) still holds the seat and sees its hand, but the
+    # table's bot makes its moves (games.services refuses theirs): nothing to offer them.
+    stood_in = viewer is not None and bool(by_number.get(viewer, {}).get("replaced"))
+    legal = [] if stood_in else g["legal_actions"]
     plays = {entry["card"]: entry for entry in legal if entry["type"] == "play"}
     hand = []
     for card in g["hand"]:
-        entry = {**face(card["face"]), "handle": card["card"], "playable": card["playable"]}
-        if not card["playable"]:
+        playable = card["playable"] and not stood_in
+        entry = {**face(card["face"]), "handle": card["card"], "playable": playable}
+        if stood_in:
+            entry["refusal"] = STOOD_IN
+        elif not playable:
             entry["refusal"] = refusal(card.get("refusal", ""))
         colors = plays.get(card["card"], {}).get("colors")
         entry["colors"] = [color_choice(c) for c in colors] if colors else []
@@ -356,6 +369,12 @@ def game(
     types = {entry["type"] for entry in legal}
     pending = g["pending"]
     top = g["top"]
+    my_turn = viewer is not None and g["to_act"] == viewer and not stood_in
+    # The card just drawn, when the rules say it must be played now: the page moves
+    # the focus to it (the view's pending decision and its one playable card).
+    must_play_drawn = my_turn and pending is not None and pending["type"] == "play_drawn"
+    for entry in hand:
+        entry["autofocus"] = must_play_drawn and entry["playable"]
     return {
         "seat": viewer,
         "watcher": viewer is None,
@@ -366,7 +385,20 @@ def game(
         "direction": g["direction"],
         "to_act": g["to_act"],
         "to_act_name": None if g["to_act"] is None else names(g["to_act"], start=True),
-        "my_turn": viewer is not None and g["to_act"] == viewer,
+        "my_turn": my_turn,
+        "hint": turn_hint(
+            my_turn=my_turn,
+            playable=[card["name"] for card in hand if card["playable"]],
+            can_draw="draw" in types,
+            can_pass="pass" in types,
+            choosing=choose is not None,
+            must_play_drawn=must_play_drawn,
+            refusal=common,
+        ),
+        # Why the other cards cannot be played, when some can and the rest share a reason.
+        "others_hint": common
+        if my_turn and common and any(card["playable"] for card in hand) and not must_play_drawn
+        else None,
         "pending": pending,
         "pending_name": None if pending is None else names(pending["seat"], start=True),
         "top": None if top is None else face(top),
@@ -387,6 +419,39 @@ def game(
         "options": g["options"],
         "moves": moves(log, names),
     }
+
+
+def turn_hint(
+    *,
+    my_turn: bool,
+    playable: list[str],
+    can_draw: bool,
+    can_pass: bool,
+    choosing: bool,
+    must_play_drawn: bool,
+    refusal: str | None,
+) -> str:
+    """The line over the hand that says what the player may do now, from the view's facts.
+
+    ``playable``: the names of the cards the view marks playable; ``refusal``:
+    the one reason shared by every card that cannot be played, if they share
+    one (said on its own line, ``others_hint``, when some card is playable).
+
+    >>> turn_hint(my_turn=True, playable=[], can_draw=True, can_pass=False,
+    ...     choosing=False, must_play_drawn=False, refusal="No card matches.")
+    'No card in your hand can be played: draw a card.'
+    """
+    if not my_turn:
+        return refusal or ""
+    if choosing:
+        return "Choose the colour in play."
+    if playable:
+        if must_play_drawn:
+            return f"You drew {playable[0]}, which you can play: play it now."
+        return "Play a card marked playable" + (", or draw." if can_draw else ".")
+    if can_draw:
+        return "No card in your hand can be played: draw a card."
+    return "Nothing to play and nothing to draw: pass." if can_pass else refusal or ""
 
 
 def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -> Context:

@@ -81,13 +81,14 @@ def new_page(browser: Any, live_server: Any) -> Iterator[Callable[..., Any]]:
 
 @pytest.fixture
 def screenshot(tmp_path: Path) -> Callable[[Any, str], Path]:
-    """Save a full-page screenshot named ``name``.png (docs/web/ when asked for)."""
+    """Save a screenshot named ``name``.png (docs/web/ when asked for): the whole page."""
     folder = Path(SCREENSHOTS) if SCREENSHOTS else tmp_path
 
-    def take(page: Any, name: str) -> Path:
+    def take(page: Any, name: str, *, full_page: bool = True) -> Path:
+        """``full_page=False``: the screen as the player sees it, scrolled where it is."""
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return take

@@ -283,7 +283,7 @@ RT_LAYOUTS = [(2, 1), (3, 0), (2, 0), (1, 2)]
 
 
 def viewer(table_id: int, user_id: int) -> int | None:
-    """The seat whose view ``user_id`` gets now: theirs, or None once a bot took it."""
+    """The seat whose view ``user_id`` gets now: theirs, also once struck out (ruling 18)."""
     seat = Seat.objects.filter(table_id=table_id, user_id=user_id).first()
     return None if seat is None else seat.number
 
@@ -370,7 +370,7 @@ def play_one_realtime_game(index: int, clock: Any) -> Counter[str]:
             continue
         seat = state.current
         mover = next((c for n, (u, c) in clients.items() if viewer(table_id, u) == seat), None)
-        if mover is None:
+        if mover is None or Seat.objects.get(table_id=table_id, number=seat).bot_plays:
             continue  # a bot plays it (the next loop runs it)
         html = mover.get(base + "live/").content.decode()
         check_page(html, table_id, seat)
@@ -380,9 +380,7 @@ def play_one_realtime_game(index: int, clock: Any) -> Counter[str]:
         counts["moves"] += 1
     assert real(table_id).over, "the game did not end"
     counts["looks"] += check_everyone(table_id, clients, watcher)
-    counts["replaced"] += Seat.objects.filter(
-        table_id=table_id, previous_user__isnull=False
-    ).count()
+    counts["replaced"] += Seat.objects.filter(table_id=table_id, struck_out=True).count()
     return counts
 
 

@@ -81,7 +81,8 @@ def test_sign_up_creates_the_account_and_logs_in() -> None:
     fields = {"username": "dora", "email": "dora@example.com"}
     response = client.post("/signup/", {**fields, "password": PASSWORD, "password_again": PASSWORD})
     assert response.status_code == 302
-    assert User.objects.filter(username="dora", email="dora@example.com").exists()
+    # The address waits for confirmation before it is the account's (issue 35 §5).
+    assert User.objects.filter(username="dora", pending_email__email="dora@example.com").exists()
     assert "<h1>Lobby</h1>" in client.get("/").content.decode()
     again = Client().post("/signup/", {**fields, "password": PASSWORD, "password_again": PASSWORD})
     assert again.status_code == 200
@@ -108,9 +109,14 @@ def test_the_account_page_changes_the_address_and_the_e_mail_preferences() -> No
     client = logged_in(user)
     page = client.get("/account/").content.decode()
     assert "gina@example.com" in page and "E-mail is on" in page
-    client.post("/account/", {"form": "email", "email": "new@example.com"})
+    client.post(
+        "/account/", {"form": "email", "email": "new@example.com", "current_password": PASSWORD}
+    )
     user.refresh_from_db()
-    assert user.email == "new@example.com"
+    assert user.email == "gina@example.com"  # until new@example.com is confirmed
+    assert "Waiting for confirmation: <strong>new@example.com</strong>" in (
+        client.get("/account/").content.decode()
+    )
     client.post("/account/", {"form": "preferences", "your_turn": "on", "game_over": "on"})
     prefs = notifications.preferences_get(user)
     assert (prefs["your_turn"], prefs["reminder"], prefs["timeout"]) == (True, False, False)

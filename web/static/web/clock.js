@@ -37,6 +37,12 @@
     learnOffset();
     document.querySelectorAll("[data-move-timer]").forEach((el) => {
       const total = Number(el.dataset.seconds) * 1000;
+      const ring0 = el.querySelector(".timer-ring");
+      // The fraction left when the part was rendered (a data attribute: no inline style
+      // under the Content-Security-Policy), until the clock below redraws it.
+      if (ring0 && !ring0.style.getPropertyValue("--left") && el.dataset.left) {
+        ring0.style.setProperty("--left", el.dataset.left);
+      }
       const ms = Math.max(0, Number(el.dataset.deadlineMs) - serverNow());
       const ring = el.querySelector(".timer-ring");
       if (ring) ring.style.setProperty("--left", total ? Math.min(1, ms / total).toFixed(3) : "0");

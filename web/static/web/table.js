@@ -4,7 +4,6 @@
   "use strict";
   const root = document.getElementById("live");
   if (!root) return;
-  const notice = document.getElementById("notice");
   const announcer = document.getElementById("announcer");
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   let busy = false;
@@ -20,14 +19,12 @@
     return last;
   }
 
+  // A refused move is answered next to the hand, in the live part's alert region
+  // ([data-notice]); the next action clears it. The region is the same element across
+  // swaps, so a screen reader keeps hearing it.
   function showNotice(text) {
-    if (!text) {
-      notice.hidden = true;
-      notice.textContent = "";
-      return;
-    }
-    notice.textContent = text;
-    notice.hidden = false;
+    const notice = root.querySelector("[data-notice]");
+    if (notice) notice.textContent = text || "";
   }
 
   function seqOf(element) {
@@ -48,7 +45,13 @@
     root.querySelectorAll("details[open][data-key]").forEach((d) => open.add(d.dataset.key));
     const before = lastMove(root);
     const seqBefore = root.firstElementChild?.dataset.seq;
+    const notice = root.querySelector("[data-notice]");
     root.innerHTML = html;
+    const slot = root.querySelector("[data-notice]");
+    if (notice && slot) {
+      notice.textContent = slot.textContent || notice.textContent;
+      slot.replaceWith(notice);
+    }
     root.querySelectorAll("details[data-key]").forEach((d) => {
       if (open.has(d.dataset.key)) d.open = true;
     });
@@ -58,6 +61,14 @@
     });
     if (fresh.length && seqBefore !== undefined) announcer.textContent = fresh.join(" ");
     tick();
+    setUpHand(key);
+    watchDock();
+    // A card drawn that must be played now takes the focus (the page marks it).
+    const drawn = root.querySelector("[data-autofocus]");
+    if (drawn && (hadFocus || !document.activeElement || document.activeElement === document.body)) {
+      drawn.focus();
+      return true;
+    }
     if (hadFocus) {
       const target =
         (key && root.querySelector(`[data-key="${CSS.escape(key)}"]`)) ||
@@ -102,6 +113,7 @@
     event.preventDefault();
     if (busy) return;
     busy = true;
+    showNotice("");
     root.setAttribute("aria-busy", "true");
     const body = new FormData(form);
     if (event.submitter && event.submitter.name) body.append(event.submitter.name, event.submitter.value);
@@ -140,10 +152,12 @@
     const details = event.target;
     if (!(details instanceof HTMLDetailsElement) || !details.classList.contains("wild-pick")) return;
     if (details.open) {
+      showNotice("");
       root.querySelectorAll("details.wild-pick[open]").forEach((d) => {
         if (d !== details) d.open = false;
       });
-      details.querySelector(".picker button")?.focus();
+      // The dock is fixed on a phone: focusing inside it must not scroll the page under it.
+      details.querySelector(".picker button")?.focus({preventScroll: true});
     }
   }, true);
 
@@ -156,6 +170,89 @@
       details.querySelector("summary").focus();
     }
   });
+
+  // The hand is one stop in the Tab order (a roving tabindex): the arrow keys, Home and
+  // End move from card to card, so Draw is one Tab away from any card.
+  function handCards() {
+    return Array.from(root.querySelectorAll("[data-zone=hand] .card-button"));
+  }
+
+  function setUpHand(key) {
+    const cards = handCards();
+    if (!cards.length) return;
+    const current =
+      (key && cards.find((c) => c.dataset.key === key)) ||
+      cards.find((c) => c.hasAttribute("data-autofocus")) ||
+      cards.find((c) => c.classList.contains("playable")) ||
+      cards[0];
+    cards.forEach((c) => {
+      c.tabIndex = c === current ? 0 : -1;
+    });
+  }
+
+  function moveInHand(card, where) {
+    const cards = handCards();
+    const at = cards.indexOf(card);
+    if (at < 0) return;
+    const next =
+      where === "first" ? 0 : where === "last" ? cards.length - 1 : Math.min(cards.length - 1, Math.max(0, at + where));
+    cards.forEach((c, i) => {
+      c.tabIndex = i === next ? 0 : -1;
+    });
+    cards[next].focus();
+  }
+
+  const MOVES = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: "first", End: "last"};
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target.matches?.("input, select, textarea")) return;
+    const card = target.closest?.("[data-zone=hand] .card-button");
+    if (card && event.key in MOVES) {
+      event.preventDefault();
+      moveInHand(card, MOVES[event.key]);
+      return;
+    }
+    const inHand = target.closest?.(".my-hand");
+    if (inHand && (event.key === "d" || event.key === "p")) {
+      const button = root.querySelector(event.key === "d" ? "[data-draw]" : "[data-pass]");
+      if (button) {
+        event.preventDefault();
+        button.focus();
+        button.click();
+      }
+      return;
+    }
+    // "h": to the hand, from anywhere on the table that is not a field.
+    if (event.key === "h" && (root.contains(target) || target === document.body)) {
+      const first = handCards().find((c) => c.tabIndex === 0);
+      if (first) {
+        event.preventDefault();
+        first.focus();
+      }
+    }
+  });
+
+  // On a phone the hand and its actions are docked at the bottom (gamenook.css); the page
+  // keeps room for them below its last line, so nothing stays under the dock.
+  let observer = null;
+  function watchDock() {
+    const dock = root.querySelector("[data-dock]");
+    const html = document.documentElement;
+    if (observer) observer.disconnect();
+    if (!dock || !window.ResizeObserver) {
+      html.style.removeProperty("--dock-h");
+      return;
+    }
+    observer = new ResizeObserver(() => {
+      html.style.setProperty("--dock-h", `${Math.ceil(dock.getBoundingClientRect().height)}px`);
+    });
+    observer.observe(dock);
+  }
+
+  setUpHand(null);
+  watchDock();
 
   function tick() {
     Gamenook.clock?.tick();
