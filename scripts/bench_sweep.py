@@ -254,7 +254,8 @@ class Bench:
         with connection.cursor() as cursor:
             cursor.execute(
                 "TRUNCATE games_move, games_seat, notifications_reminder,"
-                " notifications_outboxmessage, notifications_preferences, games_table,"
+                " notifications_outboxmessage, notifications_preferences,"
+                " notifications_turnnotice, games_table,"
                 " auth_user RESTART IDENTITY CASCADE"
             )
         state, _ = flip.new_game(flip.Options(seats=2), "bench")
@@ -345,8 +346,11 @@ class Bench:
 
         with transaction.atomic(), connection.cursor() as cursor:
             # TRUNCATE, not DELETE: the move log refuses DELETE (migration 0002).
+            # The "your turn" notices a round recorded (ruling 19) go too: the next round
+            # must find none waiting, as the first did.
             cursor.execute(
-                "TRUNCATE games_move, notifications_outboxmessage, notifications_reminder"
+                "TRUNCATE games_move, notifications_outboxmessage, notifications_reminder,"
+                " notifications_turnnotice"
             )
             cursor.execute(
                 "UPDATE games_table SET state = %s, seq = 1, turn = %s, to_act = %s,"
