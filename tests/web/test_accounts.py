@@ -177,3 +177,33 @@ def test_a_reset_link_s_token_leaves_the_address_bar_before_any_form_is_refused(
     done = client.post(form, {"password": NEW_PASSWORD, "password_again": NEW_PASSWORD})
     assert done.status_code == 200
     assert Client().login(username="lea", password=NEW_PASSWORD)
+
+
+@pytest.mark.django_db
+def test_a_visitor_sent_to_the_log_in_page_is_told_why() -> None:
+    """Issue 36 §4: the lobby, a table or the account page sends a visitor to log in."""
+    page = Client().get("/account/", follow=True)
+    assert page.redirect_chain[-1][0].startswith("/login/?next=")
+    assert "log in to open it" in page.content.decode()
+    assert "log in to open it" not in Client().get("/login/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_pages_a_confirmation_link_opens_are_pages_of_the_site(
+    account_jobs: AccountJobs,
+) -> None:
+    """Issue 36 §4: the site's header and a way on, not an unstyled dead end."""
+    user = make_user("ines", verified=False)
+    client = logged_in(user)
+    client.post("/account/", {"form": "verify"})
+    account_jobs.run()
+    opened = client.get(_link(user, "verify_email"), follow=True)
+    for page in (opened, client.post(opened.redirect_chain[-1][0])):
+        html = page.content.decode()
+        assert '<header class="site">' in html and 'href="/account/"' in html
+    stranger = Client()
+    form = stranger.get("/accounts/verify-email/not-a-token/", follow=True).redirect_chain[-1][0]
+    invalid = stranger.post(form)
+    assert invalid.status_code == 400
+    html = invalid.content.decode()
+    assert '<header class="site">' in html and 'href="/password-reset/"' in html
