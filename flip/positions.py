@@ -31,6 +31,7 @@ from .types import (
     SeenEvent,
     SideName,
     Source,
+    StandIn,
 )
 from .views import event_view, result_view
 
@@ -40,6 +41,7 @@ class TakenAction(TypedDict):
 
     seat: Seat
     source: Source
+    stand_in: NotRequired[StandIn]
     type: ActionType
     face: NotRequired[FaceCode]
     color: NotRequired[ColorName]
@@ -113,7 +115,8 @@ def open_positions(data: Mapping[str, object]) -> Iterator[Position]:
 
     Each position holds every hand's faces on the side in play, sorted; the
     discard pile bottom to top; the draw pile's count and top card's other
-    face; the action taken (``{"seat", "source", "type", "face"?, "color"?}``)
+    face; the action taken (``{"seat", "source", "stand_in"?, "type", "face"?,
+    "color"?}``)
     and the events it caused, every card shown. Raises ``ValueError`` for a
     record that is malformed or does not replay.
 
@@ -135,6 +138,8 @@ def open_positions(data: Mapping[str, object]) -> Iterator[Position]:
             taken["face"] = CODE_OF[state.side][action.card]
         if "color" in entry:
             taken["color"] = entry["color"]
+        if "stand_in" in entry:
+            taken["stand_in"] = entry["stand_in"]
         state, events = apply(state, entry["seat"], action, inplace=True, shuffles=orders)
         yield _position(state, step, taken, events)
     if next(orders, None) is not None:

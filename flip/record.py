@@ -3,7 +3,8 @@
 A record holds the options, the seed (published only once the game is over),
 every shuffle's result in the order the game made them (the deck order of
 each deal, each starter reshuffle and each reshuffle of the discard pile, top
-card first), and every action in order with its seat and source. ``replay``
+card first), and every action in order with its seat and source (and, for a
+bot's action made for a person's seat, why: ``stand_in``). ``replay``
 plays the actions again, taking each shuffle from the record; it never
 shuffles. The format is described in ``docs/record-format.md``.
 """
@@ -16,12 +17,14 @@ from typing import Final, cast
 from .cards import COLORS, NO_COLOR
 from .engine import Action, apply, new_game
 from .state import GameState, Options
-from .types import Event, GameRecord, RecordedAction, RecordedShuffle, Seat, Source
+from .types import Event, GameRecord, RecordedAction, RecordedShuffle, Seat, Source, StandIn
 
 FORMAT: Final = "gamenook-flip-record"
 VERSION: Final = 1
 SOURCES: Final[tuple[Source, ...]] = ("player", "timeout", "bot", "leave", "admin")
 _SOURCES: Final[dict[str, Source]] = {source: source for source in SOURCES}
+STAND_INS: Final[tuple[StandIn, ...]] = ("away", "struck_out")
+_STAND_INS: Final[dict[str, StandIn]] = {reason: reason for reason in STAND_INS}
 
 
 class Recorder:
@@ -48,15 +51,34 @@ class Recorder:
                     {"round": event["round"], "reason": event["reason"], "order": event["order"]}
                 )
 
-    def add(self, seat: int, action: Action, source: str, events: list[Event]) -> None:
+    def add(
+        self,
+        seat: int,
+        action: Action,
+        source: str,
+        events: list[Event],
+        stand_in: str | None = None,
+    ) -> None:
+        """Record ``seat``'s ``action`` from ``source`` and the shuffles its ``events`` made.
+
+        ``stand_in``: with source ``bot``, why the bot played for the seat's
+        person (``away`` or ``struck_out``); the record then says so.
+        """
         if source not in _SOURCES:
             raise ValueError(f"unknown source {source!r}")
-        # The keys in the order of {"seat", "source", **action.to_dict()}.
-        entry: RecordedAction = {
-            "seat": Seat(seat),
-            "source": _SOURCES[source],
-            "type": action.type,
-        }
+        if stand_in is not None and (stand_in not in _STAND_INS or source != "bot"):
+            raise ValueError(f"a bot's action only stands in for a person: {stand_in!r}")
+        # The keys in the order of {"seat", "source", "stand_in"?, **action.to_dict()}.
+        entry: RecordedAction = (
+            {"seat": Seat(seat), "source": _SOURCES[source], "type": action.type}
+            if stand_in is None
+            else {
+                "seat": Seat(seat),
+                "source": _SOURCES[source],
+                "stand_in": _STAND_INS[stand_in],
+                "type": action.type,
+            }
+        )
         if action.card >= 0:
             entry["card"] = action.card
         if action.color != NO_COLOR:

@@ -48,6 +48,9 @@ DrawReason: TypeAlias = Literal["draw", "penalty"]
 ShuffleReason: TypeAlias = Literal["deal", "starter", "reshuffle"]
 #: Where an action in a game record came from.
 Source: TypeAlias = Literal["player", "timeout", "bot", "leave", "admin"]
+#: Why a bot chose an action for a person's seat (PRODUCT.md rulings 18 and 21): its
+#: player was away (the hold ran out), or struck out for the rest of the game.
+StandIn: TypeAlias = Literal["away", "struck_out"]
 #: The rules' refusals of an action (``flip.MESSAGES``) and of a request's form
 #: (``flip.REQUEST_MESSAGES``).
 RefusalCode: TypeAlias = Literal[
@@ -471,6 +474,8 @@ class RecordedShuffle(TypedDict):
 class RecordedAction(TypedDict):
     seat: Seat
     source: Source
+    #: With source ``bot``, when the bot played for the seat's person (ruling 21).
+    stand_in: NotRequired[StandIn]
     type: ActionType
     card: NotRequired[Card]
     color: NotRequired[ColorName]
@@ -542,6 +547,7 @@ __all__ = [
     "SideName",
     "Snapshot",
     "Source",
+    "StandIn",
     "StarterEvent",
     "StarterSeen",
     "TableView",

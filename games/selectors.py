@@ -118,30 +118,109 @@ def table_view(
     return flip.view(state, seat)
 
 
-def table_log(table: Table, seat: int | None, *, after: int = 0) -> list[dict[str, Any]]:
-    """The moves as ``seat`` (None: a watcher) may see them, oldest first."""
-    out = []
-    for move in table.moves.filter(seq__gt=after).order_by("seq"):
-        out.append(
-            {
-                "seq": move.seq,
-                "round": move.round,
-                "seat": move.seat,
-                "action": move.action,
-                "source": move.source,
-                "created_at": move.created_at,
-                "events": flip.events_view(move.payload["events"], seat),
-            }
+def table_log(
+    table: Table, seat: int | None, *, after: int = 0, round_of: int | None = None
+) -> list[dict[str, Any]]:
+    """The moves as ``seat`` (None: a watcher) may see them, oldest first.
+
+    ``after``: only moves with a greater seq. ``round_of``: every move of that
+    round instead, from the one that dealt it (``round_dealt_at``). Each move
+    says who chose it (``source``) and, for a bot's move made for a person's
+    seat, why (``stand_in``: ``move_stand_ins``; None otherwise).
+    """
+    if round_of is not None:
+        after = max(0, round_dealt_at(table, round_of) - 1)
+    moves = list(table.moves.filter(seq__gt=after).order_by("seq"))
+    stand_ins = move_stand_ins(table, moves, whole_log=after == 0)
+    return [
+        {
+            "seq": move.seq,
+            "round": move.round,
+            "seat": move.seat,
+            "action": move.action,
+            "source": move.source,
+            "stand_in": stand_ins.get(move.seq),
+            "created_at": move.created_at,
+            "events": flip.events_view(move.payload["events"], seat),
+        }
+        for move in moves
+    ]
+
+
+def round_dealt_at(table: Table, round_number: int) -> int:
+    """The seq of the move that dealt round ``round_number``: the game's first move for
+    round 1, else the move that ended the round before (it deals the next one)."""
+    if round_number <= 1:
+        return 1
+    seq: int | None = (
+        table.moves.filter(round=round_number - 1).order_by("-seq").values_list("seq", flat=True)
+    ).first()
+    return 1 if seq is None else seq
+
+
+def move_stand_ins(
+    table: Table, moves: Sequence[Move], *, whole_log: bool = False
+) -> dict[int, flip.StandIn]:
+    """Why a bot chose each of ``moves`` that it made for a person's seat, by seq
+    (PRODUCT.md ruling 21): ``struck_out`` after the seat's third strike handed it
+    to a bot for the rest of the game (its ``replace_with_bot`` entry, source
+    ``timeout``), else ``away`` (the player's hold ran out, ruling 18).
+
+    A bot's move at a bot's seat is its own, and so is the move of a bot a
+    moderator seated in a person's stead (after their ``replace_with_bot``
+    entry, source ``admin``): neither is in the answer. Read from the log and
+    the seats, so games played before the mark existed are told the same way.
+    ``whole_log``: ``moves`` is the table's whole log (no query for its
+    hand-overs). Costs no query unless a bot moved.
+    """
+    bot_moves = [m for m in moves if m.source == Move.Source.BOT and m.seat is not None]
+    if not bot_moves:
+        return {}
+    people = {
+        number
+        for number, user, previous in Seat.objects.filter(table=table).values_list(
+            "number", "user_id", "previous_user_id"
         )
+        if user is not None or previous is not None
+    }
+    if not any(m.seat in people for m in bot_moves):
+        return {}
+    handovers: list[tuple[int | None, int, str]] = (
+        [(m.seat, m.seq, m.source) for m in moves if m.action == REPLACE_WITH_BOT]
+        if whole_log
+        else list(
+            table.moves.filter(action=REPLACE_WITH_BOT)
+            .order_by("seq")
+            .values_list("seat", "seq", "source")
+        )
+    )
+    struck_at: dict[int | None, int] = {}
+    given_at: dict[int | None, int] = {}
+    for number, seq, source in handovers:
+        (given_at if source == Move.Source.ADMIN else struck_at).setdefault(number, seq)
+    out: dict[int, flip.StandIn] = {}
+    for move in bot_moves:
+        if move.seat not in people or move.seq > given_at.get(move.seat, move.seq):
+            continue
+        out[move.seq] = "struck_out" if move.seq > struck_at.get(move.seat, move.seq) else "away"
     return out
 
 
+#: The log entry of a bot taking a seat for good (``games.services._bot_takes_over``).
+REPLACE_WITH_BOT = "replace_with_bot"
+
+
 def table_record(table: Table) -> flip.GameRecord:
-    """The full game record, published only once the game is over."""
+    """The full game record, published only once the game is over.
+
+    A bot's action made for a person's seat carries why (``stand_in``,
+    ``move_stand_ins``): the record marks the table's moves as the pages do.
+    """
     state = table_state(table)
     if table.status != Table.Status.FINISHED or state is None:
         raise Conflict("The game record is published once the game is over.", code="game_not_over")
     moves = list(table.moves.order_by("seq"))
+    stand_ins = move_stand_ins(table, moves, whole_log=True)
     start = moves[0]
     recorder = flip.Recorder(state.options, state.seed, start.payload["events"])
     for move in moves[1:]:
@@ -152,6 +231,7 @@ def table_record(table: Table) -> flip.GameRecord:
             flip.Action.from_dict(move.payload["action"]),
             move.source,
             move.payload["events"],
+            stand_in=stand_ins.get(move.seq),
         )
     return recorder.to_dict()
 

@@ -152,11 +152,16 @@ def _verb(names: Names, seat: int | None, you: str, other: str) -> str:
 
 @dataclass(frozen=True)
 class _Said:
-    """One event to put in words: the event, how the page names seats, and its seat's name."""
+    """One event to put in words: the event, how the page names seats, and who did it.
+
+    ``who`` is the event's seat by name, or who acted for it when the table
+    made the move (``by_table``), then ``for_whom`` says for whom.
+    """
 
     event: Context
     names: Names
     who: str
+    for_whom: str = ""
 
     def verb(self, seat: int | None, you: str, other: str) -> str:
         return _verb(self.names, seat, you, other)
@@ -167,7 +172,7 @@ def _face_name(code: str) -> str:
 
 
 def _play(s: _Said) -> str:
-    text = f"{s.who} played {_face_name(s.event['face'])}"
+    text = f"{s.who} played {_face_name(s.event['face'])}{s.for_whom}"
     if s.event.get("color"):
         text += f" and chose {s.event['color'].capitalize()}"
     return text
@@ -176,9 +181,9 @@ def _play(s: _Said) -> str:
 def _draw(s: _Said) -> str:
     seat, count = s.event.get("seat"), s.event["count"]
     if count == 0:
-        return f"{s.who} could draw nothing: the piles are empty"
+        return f"{s.who} could draw nothing{s.for_whom}: the piles are empty"
     verb = "drew" if s.event["reason"] == "draw" else s.verb(seat, "draw", "draws")
-    text = f"{s.who} {verb} {_plural(count, 'card')}"
+    text = f"{s.who} {verb} {_plural(count, 'card')}{s.for_whom}"
     if (s.names.is_you(seat) or s.names.open_faces) and s.event.get("faces"):
         text += " (" + ", ".join(_face_name(code) for code in s.event["faces"]) + ")"
     return text
@@ -213,14 +218,14 @@ _CLAUSES: dict[str, Callable[[_Said], str]] = {
         f"{_face_name(s.event['face'])} cannot start: it goes back and the pile is shuffled"
     ),
     "play": _play,
-    "choose_color": lambda s: f"{s.who} chose {s.event['color'].capitalize()}",
+    "choose_color": lambda s: f"{s.who} chose {s.event['color'].capitalize()}{s.for_whom}",
     "turn_lost": lambda s: (
         f"{s.who} {s.verb(s.event.get('seat'), 'lose your', 'loses their')} turn"
     ),
     "draw": _draw,
     "flip": lambda s: f"the table flipped to the {s.event['side']} side",
     "reverse": lambda s: f"play now goes {s.event['direction']}",
-    "pass": lambda s: f"{s.who} passed: nothing to play and nothing to draw",
+    "pass": lambda s: f"{s.who} passed{s.for_whom}: nothing to play and nothing to draw",
     "leave": lambda s: (
         f"{s.who} left the game; {_plural(s.event['count'], 'card')} went under the draw pile"
     ),
@@ -232,26 +237,118 @@ _CLAUSES: dict[str, Callable[[_Said], str]] = {
 }
 
 
-def _event_clause(event: Context, names: Names, first: bool) -> str | None:
+@dataclass(frozen=True)
+class ByTable:
+    """A move the table made for a seat (PRODUCT.md ruling 21), in words.
+
+    ``lead`` says why ("bob's time ran out"), ``actor`` who chose the move
+    ("the table", "a bot") and ``for_whom`` for whom (" for them").
+    """
+
+    seat: int
+    lead: str
+    actor: str
+    for_whom: str
+
+
+#: Who made a move for a seat and why, by the move's (source, stand_in): the lead for
+#: another seat and for the viewer's own, and who acted. The one place these words live.
+_BY_TABLE: dict[tuple[str, str | None], tuple[str, str, str]] = {
+    ("timeout", None): ("{name}'s time ran out", "Your time ran out", "the table"),
+    ("bot", "away"): ("{name} was away", "You were away", "a bot"),
+    ("bot", "struck_out"): ("{name} was struck out", "You were struck out", "a bot"),
+}
+
+
+def by_table(
+    names: Names, seat: int | None, source: str, stand_in: str | None = None
+) -> ByTable | None:
+    """How a move of ``seat`` from ``source`` is marked as the table's, or None: its own.
+
+    ``source`` is the move log's (``games.models.Move.Source``) or the
+    record's, ``stand_in`` why a bot played for a person (``games.selectors
+    .move_stand_ins``; the record's ``stand_in``).
+
+    >>> names = Names([{"number": 1, "name": "bob"}], viewer=0)
+    >>> by_table(names, 1, "timeout").lead, by_table(names, 0, "bot", "away").lead
+    ("bob's time ran out", 'You were away')
+    >>> by_table(names, 1, "bot") is None
+    True
+    """
+    words = _BY_TABLE.get((source, stand_in))
+    if words is None or seat is None:
+        return None
+    other, yours, actor = words
+    you = names.is_you(seat)
+    return ByTable(
+        seat=seat,
+        lead=yours if you else other.format(name=names(seat)),
+        actor=actor,
+        for_whom=" for you" if you else " for them",
+    )
+
+
+#: The events by which a seat makes its own move: the one the table makes for it.
+_OWN_MOVES = {"play", "choose_color", "pass"}
+
+
+def _is_own_move(event: Context, seat: int) -> bool:
+    if event.get("seat") != seat:
+        return False
+    return event["type"] in _OWN_MOVES or (event["type"] == "draw" and event["reason"] == "draw")
+
+
+def _event_clause(event: Context, names: Names, first: bool, by: ByTable | None) -> str | None:
     """One event in words (None when it says nothing worth a line)."""
     clause = _CLAUSES.get(event["type"])
     if clause is None:
         return None
+    if by is not None and _is_own_move(event, by.seat):
+        return clause(_Said(event, names, by.actor, by.for_whom))
     return clause(_Said(event, names, names(event.get("seat"), start=first)))
+
+
+def _skip_everyone(event: Context, events: list[Context], names: Names) -> list[str]:
+    """What a Skip Everyone did, as the turn_lost events say it for a Skip: everyone else
+    loses their turn and its player plays again. Its kind is the card's
+    (``selectors.face_words``); a last card has no effect: the round ended on it."""
+    if event["type"] != "play" or face(event["face"])["kind"] != "skip-everyone":
+        return []
+    if any(other["type"] == "round_end" for other in events):
+        return []
+    seat = event.get("seat")
+    again = _verb(names, seat, "play", "plays")
+    return ["everyone else loses their turn", f"{names(seat)} {again} again"]
 
 
 _LOWER_STARTS = {"the", "round", "play", "a"}
 
 
-def move_sentence(events: list[Context], names: Names) -> str:
-    """A move's events as one sentence: "bob played Yellow Skip: carol loses their turn."."""
+def move_sentence(
+    events: list[Context],
+    names: Names,
+    *,
+    seat: int | None = None,
+    source: str = "player",
+    stand_in: str | None = None,
+) -> str:
+    """A move's events as one sentence: "bob played Yellow Skip: carol loses their turn.".
+
+    ``seat``, ``source`` and ``stand_in``: who moved and who chose the move;
+    a move the table made for the seat says so first (``by_table``):
+    "bob's time ran out: the table drew 1 card for them."
+    """
+    by = by_table(names, seat, source, stand_in)
     clauses: list[str] = []
     for event in events:
-        clause = _event_clause(event, names, first=not clauses)
+        clause = _event_clause(event, names, first=not clauses and by is None, by=by)
         if clause:
             clauses.append(clause)
+            clauses.extend(_skip_everyone(event, events, names))
     if not clauses:
         return ""
+    if by is not None:
+        return f"{by.lead}: " + "; ".join(clauses) + "."
     text = clauses[0]
     if text.split(" ", 1)[0] in _LOWER_STARTS:  # never a player's name: those keep their case
         text = text[0].upper() + text[1:]
@@ -261,14 +358,63 @@ def move_sentence(events: list[Context], names: Names) -> str:
 
 
 def moves(log: list[Context], names: Names) -> list[Context]:
-    """The log's moves in words, newest first, each with its seq."""
+    """The log's moves in words, newest first, each with its seq and source."""
     out = []
     for move in log:
-        text = move_sentence(move["events"], names)
+        text = move_sentence(
+            move["events"],
+            names,
+            seat=move["seat"],
+            source=move["source"],
+            stand_in=move.get("stand_in"),
+        )
         if text:
             out.append({"seq": move["seq"], "text": text, "source": move["source"]})
     out.reverse()
     return out
+
+
+def covers_round(log: list[Context], round_number: int) -> bool:
+    """True when ``log`` reaches back to the deal of round ``round_number``: it holds
+    the whole round, and the page needs no "Show the whole round"."""
+    return any(
+        event["type"] == "round_start" and event["round"] == round_number
+        for move in log
+        for event in move["events"]
+    )
+
+
+def ranking(entries: list[Context], names: Names, winner: int | None) -> tuple[list[Context], bool]:
+    """The final ranking's rows, and whether any says why it stands where it does.
+
+    The order and ranks are flip's (``flip.engine.ranking``: stayers first, the
+    winner first, then by score, then by fewer points left in hand in the last
+    round; equals share a rank); this only says, for each player whose points
+    equal another's, the points left in their hand (ruling 16: for a player who
+    left, the hand they gave up) and that level players share their rank.
+    """
+    rows = []
+    for entry in entries:
+        equal = [
+            other
+            for other in entries
+            if other is not entry
+            and other["score"] == entry["score"]
+            and other["left"] == entry["left"]
+        ]
+        why = None
+        if equal:
+            points = _plural(int(entry.get("points_in_hand", 0)), "point")
+            if entry["seat"] == winner:
+                why = "won the game"
+            elif entry["left"]:
+                why = f"{points} in the hand given up on leaving"
+            else:
+                why = f"{points} left in hand"
+            if any(other["rank"] == entry["rank"] for other in equal):
+                why += ", level: the rank is shared"
+        rows.append({**entry, "name": names(entry["seat"], start=True), "why": why})
+    return rows, any(row["why"] for row in rows)
 
 
 def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
@@ -314,11 +460,13 @@ def game(
     log: list[Context],
     *,
     strikes_for_bot: int | None = None,
+    whole_round: bool = False,
 ) -> Context:
     """The template context of a running or finished game, from a view and the log.
 
     ``strikes_for_bot``: a real-time table, whose seats show their strikes and
-    presence (None turn by turn).
+    presence (None turn by turn). ``whole_round``: ``log`` holds the whole
+    round (``selectors.table_log(round_of=...)``), else its newest moves.
     """
     g = view
     viewer = g["seat"]
@@ -415,10 +563,27 @@ def game(
         "rounds": _round_rows(g, names),
         "over": g["over"],
         "winner": None if g["winner"] is None else names(g["winner"], start=True),
-        "ranking": [{**entry, "name": names(entry["seat"], start=True)} for entry in g["ranking"]],
+        **_ranking_context(g["ranking"], names, g["winner"]),
         "options": g["options"],
         "moves": moves(log, names),
+        "whole_round": whole_round,
+        # The newest moves reach back to the round's deal: nothing more to show.
+        "round_shown": whole_round or covers_round(log, g["round"]),
     }
+
+
+#: Under a ranking where some players' points are equal: how the rules order them
+#: (the specification's ranking section; ruling 16 for a player who left).
+RANKING_NOTE = (
+    "Equal points: the player with fewer points left in hand at the end of the last round"
+    " ranks higher (for a player who left, the hand they gave up); players still level"
+    " share a rank."
+)
+
+
+def _ranking_context(entries: list[Context], names: Names, winner: int | None) -> Context:
+    rows, told = ranking(entries, names, winner)
+    return {"ranking": rows, "ranking_note": RANKING_NOTE if told else None}
 
 
 def turn_hint(
@@ -472,6 +637,16 @@ def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -
             }
         )
     top = position["discard_pile"][-1] if position["discard_pile"] else None
+    action = position["action"]
+    sentence = ""
+    if position["events"]:
+        sentence = move_sentence(
+            position["events"],
+            names,
+            seat=None if action is None else action["seat"],
+            source="player" if action is None else action["source"],
+            stand_in=None if action is None else action.get("stand_in"),
+        )
     return {
         "step": position["step"],
         "total": total,
@@ -486,12 +661,10 @@ def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -
         "draw_top": None
         if position["draw_pile"]["top"] is None
         else face(position["draw_pile"]["top"]),
-        "sentence": move_sentence(position["events"], names) if position["events"] else "",
+        "sentence": sentence,
         "over": position["over"],
         "rounds": _round_rows(
             {"rounds": position["rounds"], "seats": len(position["hands"])}, names
         ),
-        "ranking": [
-            {**entry, "name": names(entry["seat"], start=True)} for entry in position["ranking"]
-        ],
+        **_ranking_context(position["ranking"], names, position["winner"]),
     }
