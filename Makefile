@@ -22,7 +22,7 @@ help:
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
-	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL)"
+	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL); a move's time to the other page, polling vs socket, and an idle page's CPU (daphne, Redis, Chromium)"
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
 	@echo "make memory     snapshot and move-log sizes, a gunicorn worker's memory after 5,000 actions"
@@ -118,10 +118,15 @@ bench-sweep: venv
 	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
 		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
 
-# Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped).
+# Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped);
+# then Redis (two databases of its own, flushed: the channel layer and the broker) and
+# /usr/bin/chromium for the live updates (about 12 minutes; BENCH_WEB_FLAGS=--no-live skips them).
 BENCH_WEB_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_web
+BENCH_WEB_CHANNEL_LAYER_URL ?= redis://127.0.0.1:6379/6
+BENCH_WEB_BROKER_URL ?= redis://127.0.0.1:6379/10
 bench-web: venv
-	$(BIN)/python scripts/bench_web.py --database-url $(BENCH_WEB_DATABASE_URL)
+	$(BIN)/python scripts/bench_web.py --database-url $(BENCH_WEB_DATABASE_URL) \
+		--channel-layer-url $(BENCH_WEB_CHANNEL_LAYER_URL) --broker-url $(BENCH_WEB_BROKER_URL) $(BENCH_WEB_FLAGS)
 
 # The browser tests write the PNGs docs/web.md shows.
 screenshots: venv

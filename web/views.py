@@ -82,7 +82,8 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("web:home")
     form = SignUpForm(request.POST or None)
-    status = 200
+    # A refused form answers 400 (429 when a mail limit held it), as the account page does.
+    status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -91,7 +92,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         except ServiceError as exc:
             _form_errors(form, exc)
-            status = exc.status if isinstance(exc, accounts.MailHeld) else 200
+            status = exc.status if isinstance(exc, accounts.MailHeld) else 400
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             # The same words whether or not another account has the address: its mail says.
@@ -343,14 +344,47 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         return context
     view = selectors.table_view(table, viewer)
     if view is not None:
-        log = selectors.table_log(table, viewer, after=max(0, table.seq - present.RECENT_MOVES))
+        whole_round = _whole_round(request, table.pk)
+        if whole_round:
+            log = selectors.table_log(table, viewer, round_of=view["round"])
+        else:
+            log = selectors.table_log(table, viewer, after=max(0, table.seq - present.RECENT_MOVES))
         context["game"] = present.game(
-            view, seats, log, strikes_for_bot=STRIKES_FOR_BOT if table.realtime else None
+            view,
+            seats,
+            log,
+            strikes_for_bot=STRIKES_FOR_BOT if table.realtime else None,
+            whole_round=whole_round,
         )
         if table.move_seconds is not None and not context["game"]["over"]:
             context["timer"] = present.move_timer(table.deadline_at, table.move_seconds, now)
     context["left"] = bool(mine and mine["left"])
     return context
+
+
+#: The session's list of the tables whose page lists every move of the round.
+WHOLE_ROUND_KEY = "gamenook.whole_round"
+#: How many tables the session remembers that for (the newest asked).
+WHOLE_ROUND_TABLES = 20
+
+
+def _whole_round(request: HttpRequest, table_id: int) -> bool:
+    """Whether this user's page of the table lists the whole round, not its newest moves.
+
+    ``?moves=round`` on the table page asks for it and ``?moves=newest`` for
+    the newest again; the session remembers the answer, so that every update
+    of the page (polled, pushed, or the answer to a move) keeps it, and only a
+    page that asked pays for the whole round.
+    """
+    tables = [t for t in request.session.get(WHOLE_ROUND_KEY, []) if isinstance(t, int)]
+    asked = request.GET.get("moves")
+    if asked == "round" and table_id not in tables:
+        request.session[WHOLE_ROUND_KEY] = [*tables, table_id][-WHOLE_ROUND_TABLES:]
+        return True
+    if asked == "newest" and table_id in tables:
+        request.session[WHOLE_ROUND_KEY] = [t for t in tables if t != table_id]
+        return False
+    return asked == "round" or (asked != "newest" and table_id in tables)
 
 
 def _render_live(request: HttpRequest, table: Any) -> str:
@@ -373,9 +407,11 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     except ServiceError as exc:
         return _forbidden(request, exc)
     context["etag"] = "" if version is None else _etag(table_id, version)
-    # A real-time table is pushed to over its WebSocket (live/, docs/api.md "WebSockets");
-    # the page's socket also tells the table that this player is here (ruling 18).
-    context["socket_url"] = f"/ws/tables/{table.pk}/" if table.realtime else ""
+    # Every table is pushed to over its WebSocket (live/, docs/api.md "WebSockets"), and
+    # the page polls only while that cannot connect (live.js). At a real-time table the
+    # socket also tells the table that this player is here (ruling 18); at any table an
+    # open socket means "has the table open" (ruling 19, notifications.away).
+    context["socket_url"] = f"/ws/tables/{table.pk}/"
     response = render(request, "web/table.html", context)
     response["Cache-Control"] = "private, no-cache"
     return response

@@ -85,11 +85,12 @@ def test_sign_up_creates_the_account_and_logs_in() -> None:
     assert User.objects.filter(username="dora", pending_email__email="dora@example.com").exists()
     assert "<h1>Lobby</h1>" in client.get("/").content.decode()
     again = Client().post("/signup/", {**fields, "password": PASSWORD, "password_again": PASSWORD})
-    assert again.status_code == 200
+    assert again.status_code == 400
     assert "A user with that username already exists." in again.content.decode()
     weak = Client().post(
         "/signup/", {"username": "eve", "email": "e@x.org", "password": "1", "password_again": "1"}
     )
+    assert weak.status_code == 400
     assert "This password is too short" in weak.content.decode()
     assert not User.objects.filter(username="eve").exists()
 

@@ -131,12 +131,13 @@ def test_a_real_time_page_shows_the_move_timer_as_a_ring_against_the_servers_clo
     assert "data-deadline>" not in html
 
 
-def test_a_turn_by_turn_page_has_no_ring_no_strikes_and_no_socket() -> None:
+def test_a_turn_by_turn_page_has_no_ring_no_strikes_and_its_socket() -> None:
     alice, bob = make_user(), make_user()
     table = start_table(alice, bob)
     page = logged_in(alice).get(f"/tables/{table.pk}/").content.decode()
     assert "data-move-timer" not in page and "strike" not in page
-    assert "data-socket-url" not in page and "data-deadline>" in page
+    # Pushed to over its socket as a real-time page is (issue 36, section 5).
+    assert f'data-socket-url="/ws/tables/{table.pk}/"' in page and "data-deadline>" in page
 
 
 def test_each_seat_shows_its_strikes_its_hold_and_a_bot_playing_it() -> None:

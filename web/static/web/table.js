@@ -81,7 +81,8 @@
     return true;
   }
 
-  // Real-time tables carry data-socket-url and are pushed to; the others poll.
+  // Every table page carries data-socket-url and is pushed to over it; the transport
+  // polls while the socket cannot connect (live.js). Without it, the page polls.
   const status = document.getElementById("live-status");
   const live = Gamenook.live.connect({
     url: root.dataset.liveUrl,
