@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from asgiref.sync import SyncToAsync
 from channels.routing import get_default_application
 from daphne.testing import DaphneProcess
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
@@ -27,6 +29,11 @@ START_SECONDS = 30
 
 
 def _application() -> Any:
+    # Called in the forked child. A test before this one may have run a database call
+    # through asgiref's one shared thread (database_sync_to_async, AsyncClient); fork
+    # copies the executor but not its thread, so every such call in the child would
+    # wait for ever (a page's socket never became live). The child gets its own.
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
     return ASGIStaticFilesHandler(get_default_application())
 
 
