@@ -58,7 +58,7 @@ format: venv
 	$(BIN)/ruff check --fix .
 
 typecheck: venv
-	$(BIN)/mypy flip
+	$(BIN)/mypy tabletop flip wildcards
 	$(BIN)/mypy games notifications accounts live web gamenook
 
 # The compiled build is made while ruff and mypy run (it takes about as long), then the suite,

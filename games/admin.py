@@ -8,8 +8,8 @@ the table's log, and Django's admin log records who did it.
 
 The raw ``Table.state`` and ``Move.payload`` are never shown: they hold the
 secret seed, hidden hands, the draw pile's order and shuffle orders. The
-admin shows what a watcher may see (``flip.watcher_view`` and
-``flip.events_view(..., None)``) instead, and their changelists take no
+admin shows what a watcher may see (the game's watcher view and
+the events as a watcher sees them (``games.rulesets``)) instead, and their changelists take no
 lookup on them either (``admin_lookups.FilterLookupsOnly``): only those of
 their own filters.
 """
@@ -29,28 +29,32 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
-import flip
+from tabletop.ruleset import RuleError
 
-from . import selectors, services
+from . import rulesets, selectors, services
 from .admin_lookups import FilterLookupsOnly
 from .errors import ServiceError
 from .models import Move, Seat, Table
 
 # Everything a moderation call can refuse with; shown as an admin error message.
-MODERATION_ERRORS = (ServiceError, flip.RuleError, ValueError, Seat.DoesNotExist)
+MODERATION_ERRORS = (ServiceError, RuleError, ValueError, Seat.DoesNotExist)
 
 
 def _error_text(error: Exception) -> str:
-    if isinstance(error, ServiceError | flip.RuleError):
+    if isinstance(error, ServiceError | RuleError):
         return f"{error.message} ({error.code})"
     if isinstance(error, Seat.DoesNotExist):
         return "No such seat at this table."
     return str(error)
 
 
-def _public_events(move: Move) -> str:
-    """The move's events as a watcher sees them: never hidden cards or shuffle orders."""
-    events = flip.events_view(move.payload.get("events", []), None)
+def _public_events(move: Move, game: str | None = None) -> str:
+    """The move's events as a watcher sees them: never hidden cards or shuffle orders.
+
+    ``game``: the table's, when the caller knows it (no query for the move's table).
+    """
+    rules = rulesets.ruleset(game or move.table.game)
+    events = rules.events_view(move.payload.get("events", []), None)
     if not events:
         return "-"
     return format_html_join("", "<div>{}</div>", ((_event_text(event),) for event in events))
@@ -61,7 +65,7 @@ def _event_text(event: Mapping[str, object]) -> str:
     return f"{event['type']} ({details})" if details else str(event["type"])
 
 
-def _watcher_view(table: Table) -> flip.SeatView | flip.WatcherView | None:
+def _watcher_view(table: Table) -> dict[str, Any] | None:
     return selectors.table_view(table, None)
 
 
@@ -103,7 +107,7 @@ class SeatInline(ReadOnlyInline):
 
     # Django makes the inlines anew for each request: the table's watcher view is
     # read once per page here, not once per seat row.
-    _players: list[flip.PlayerView] | None = None
+    _players: list[dict[str, Any]] | None = None
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
         view = None if obj is None else _watcher_view(obj)
@@ -123,9 +127,16 @@ class MoveInline(ReadOnlyInline):
     readonly_fields = fields
     ordering = ("seq",)
 
+    # Django makes the inlines anew for each request: the table's game, read once.
+    _game: str | None = None
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        self._game = None if obj is None else obj.game
+        return super().get_formset(request, obj, **kwargs)
+
     @admin.display(description="events (as a watcher sees them)")
     def events(self, move: Move) -> str:
-        return _public_events(move)
+        return _public_events(move, self._game)
 
 
 # ----------------------------------------------------------------------------
@@ -189,7 +200,7 @@ class TableAdmin(FilterLookupsOnly[Table]):
     )
     list_filter = (
         "status",
-        "scoring",
+        "game",
         "move_seconds",
         "timeout_policy",
         "turn_hours",
@@ -208,9 +219,9 @@ class TableAdmin(FilterLookupsOnly[Table]):
         "status",
         "host",
         "seat_count",
-        "two_seat_reverse_skips",
-        "scoring",
-        "target",
+        "game",
+        "game_version",
+        "options",
         "turn_hours",
         "timeout_policy",
         "move_seconds",

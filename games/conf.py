@@ -61,3 +61,8 @@ def max_bot_seats() -> int:
 def idempotency_keep() -> timedelta:
     """How long an ``Idempotency-Key`` record is kept; the sweep deletes older ones."""
     return timedelta(seconds=float(settings.GAMENOOK_IDEMPOTENCY_KEEP_SECONDS))
+
+
+def game_rulesets() -> list[str]:
+    """The dotted paths of the rulesets of the games the service hosts (``games.rulesets``)."""
+    return [str(path) for path in settings.GAMENOOK_GAMES]

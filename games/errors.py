@@ -1,6 +1,6 @@
 """Errors the service raises. Each has a stable code, a sentence and an HTTP status.
 
-``flip.RuleError`` (the rules refuse an action) is answered with 422; these
+``tabletop.ruleset.RuleError`` (a game's rules refuse an action) is answered with 422; these
 are everything else a request can get wrong.
 """
 

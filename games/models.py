@@ -1,8 +1,10 @@
 """Tables, seats, the append-only move log and idempotency records.
 
-A table's whole game lives in ``Table.state``, the snapshot that ``flip``
-reads and writes; ``Move`` rows are only ever appended, so any game can be
-audited and replayed exactly while each action costs the same however long
+A table's whole game lives in ``Table.state``, the snapshot its game's
+ruleset reads and writes (``Table.game`` names the game and
+``Table.game_version`` the version of its rules, ``games.rulesets``);
+``Move`` rows are only ever appended, so any game can be audited and
+replayed exactly while each action costs the same however long
 the game has run.
 """
 
@@ -30,17 +32,12 @@ class Table(TimeStamped):
         FINISHED = "finished", "Finished"
         ABORTED = "aborted", "Aborted"
 
-    class Scoring(models.TextChoices):
-        SINGLE = "single", "Single round"
-        TARGET = "target", "Play to a target score"
-
     class TimeoutPolicy(models.TextChoices):
         BOT = "bot", "A bot plays the turn"
         LEAVE = "leave", "Treated as having left"
 
-    TARGETS = (250, 500, 1000)
     TURN_HOURS = (12, 24, 72)
-    #: The move timers of a real-time table in seconds (``flip.realtime.MOVE_TIMERS``).
+    #: The move timers of a real-time table in seconds (``tabletop.realtime.MOVE_TIMERS``).
     MOVE_SECONDS = (15, 30, 45)
 
     host = models.ForeignKey(
@@ -48,9 +45,13 @@ class Table(TimeStamped):
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
     seat_count = models.PositiveSmallIntegerField()
-    two_seat_reverse_skips = models.BooleanField(default=True)
-    scoring = models.CharField(max_length=10, choices=Scoring.choices, default=Scoring.SINGLE)
-    target = models.PositiveSmallIntegerField(default=500, choices=[(t, str(t)) for t in TARGETS])
+    # The game (a ruleset's id, games.rulesets), chosen at creation, and the version of its
+    # rules the snapshot was written by.
+    game = models.CharField(max_length=32, default="flip", editable=False)
+    game_version = models.PositiveSmallIntegerField(default=1, editable=False)
+    # The game's options as its ruleset takes them (``Ruleset.make_options``), without the
+    # seat count: checked by the ruleset when the table is opened.
+    options = models.JSONField(default=dict, editable=False)
     turn_hours = models.PositiveSmallIntegerField(
         default=24, choices=[(h, f"{h} hours") for h in TURN_HOURS]
     )
@@ -66,10 +67,10 @@ class Table(TimeStamped):
         help_text="Real time: the move timer. Empty: turn by turn.",
     )
 
-    # The game: flip's state snapshot and the number of moves in the log.
+    # The game: its ruleset's state snapshot and the number of moves in the log.
     state = models.JSONField(null=True, blank=True, editable=False)
     seq = models.PositiveIntegerField(default=0, editable=False)
-    # flip's turn counter: a new turn (also an extra turn) is a new deadline.
+    # The game's turn counter: a new turn (also an extra turn) is a new deadline.
     turn = models.PositiveIntegerField(default=0, editable=False)
     # The seat to act while the game runs (None otherwise), written with the snapshot so
     # that queries (whose turn, which bot is due) never read the snapshot's JSON.
@@ -91,9 +92,6 @@ class Table(TimeStamped):
         constraints = [
             models.CheckConstraint(
                 condition=Q(seat_count__gte=2) & Q(seat_count__lte=10), name="table_seat_count_2_10"
-            ),
-            models.CheckConstraint(
-                condition=Q(target__in=(250, 500, 1000)), name="table_target_choices"
             ),
             models.CheckConstraint(
                 condition=Q(turn_hours__in=(12, 24, 72)), name="table_turn_hours_choices"
@@ -248,9 +246,9 @@ class MoveQuerySet(models.QuerySet["Move"]):
 class Move(models.Model):
     """One entry of a table's append-only log.
 
-    ``payload`` holds the action as flip applied it (card numbers, not
+    ``payload`` holds the action as the game applied it (card numbers, not
     handles) and every event it caused, shuffle orders included; the log is
-    served only through ``flip.events_view``. On PostgreSQL a trigger refuses
+    served only through the game's ``Ruleset.events_view``. On PostgreSQL a trigger refuses
     UPDATE and DELETE (migration 0002).
     """
 

@@ -1,4 +1,5 @@
-"""Reads: what a user may see of a table. Every answer is built from a flip view."""
+"""Reads: what a user may see of a table. Every answer is built from its game's views
+(``games.rulesets``)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
-import flip
-from flip import realtime
-from flip.cards import SYMBOLS
-from flip.positions import Position
+from tabletop import realtime
+from tabletop.ruleset import GameState, Ruleset
+from tabletop.ruleset import RuleError as RuleError
 
-from . import conf, rows
+from . import conf, rows, rulesets
 from .errors import Conflict, Forbidden, NotFound
 from .models import Connection, Move, Seat, Table
 
@@ -86,12 +86,39 @@ def viewer_seat(
     raise Forbidden("This table does not allow watchers.", code="watching_not_allowed")
 
 
-def table_state(table: Table) -> flip.GameState | None:
+def ruleset_of(table: Table) -> Ruleset:
+    """The rules of ``table``'s game."""
+    return rulesets.ruleset(table.game)
+
+
+def table_state(table: Table) -> GameState | None:
     """The game in ``table``'s snapshot (None before the start): the one place it is read.
 
-    ``flip`` upgrades a snapshot written by an older version as it loads it.
+    The game's ruleset upgrades a snapshot written by an older version as it loads it.
     """
-    return None if table.state is None else flip.GameState.from_dict(table.state)
+    return None if table.state is None else rulesets.restore(table.game, table.state)
+
+
+def bot_may_jump_in(table_id: int) -> bool:
+    """Whether a bot's seat at the running table may play out of turn now (a jump-in).
+
+    Reads the snapshot only at a table with a bot's seat that is not to act.
+    """
+    table = Table.objects.filter(pk=table_id, status=Table.Status.ACTIVE).first()
+    if table is None or table.state is None:
+        return False
+    bots = [
+        seat.number
+        for seat in table.seats.all()
+        if seat.bot_plays and seat.left_at is None and seat.number != table.to_act
+    ]
+    if not bots:
+        return False
+    state = table_state(table)
+    if state is None or state.over:
+        return False
+    rules = ruleset_of(table)
+    return any(rules.legal_actions(state, number) for number in bots)
 
 
 def seat_to_act(table: Table) -> Seat | None:
@@ -105,9 +132,9 @@ def seat_to_act(table: Table) -> Seat | None:
 
 
 def table_view(
-    table: Table, seat: int | None, state: flip.GameState | None = None
-) -> flip.SeatView | flip.WatcherView | None:
-    """flip's view of the game for ``seat`` (None: watcher); None before the start.
+    table: Table, seat: int | None, state: GameState | None = None
+) -> dict[str, Any] | None:
+    """The game's view for ``seat`` (None: watcher); None before the start.
 
     ``state``: the game in ``table``'s snapshot, when the caller holds it already.
     """
@@ -115,7 +142,8 @@ def table_view(
         state = table_state(table)
     if state is None:
         return None
-    return flip.view(state, seat)
+    rules = ruleset_of(table)
+    return dict(rules.watcher_view(state) if seat is None else rules.view(state, seat))
 
 
 def table_log(
@@ -131,6 +159,7 @@ def table_log(
     if round_of is not None:
         after = max(0, round_dealt_at(table, round_of) - 1)
     moves = list(table.moves.filter(seq__gt=after).order_by("seq"))
+    events_view = ruleset_of(table).events_view
     stand_ins = move_stand_ins(table, moves, whole_log=after == 0)
     return [
         {
@@ -141,7 +170,7 @@ def table_log(
             "source": move.source,
             "stand_in": stand_ins.get(move.seq),
             "created_at": move.created_at,
-            "events": flip.events_view(move.payload["events"], seat),
+            "events": events_view(move.payload["events"], seat),
         }
         for move in moves
     ]
@@ -160,7 +189,7 @@ def round_dealt_at(table: Table, round_number: int) -> int:
 
 def move_stand_ins(
     table: Table, moves: Sequence[Move], *, whole_log: bool = False
-) -> dict[int, flip.StandIn]:
+) -> dict[int, StandIn]:
     """Why a bot chose each of ``moves`` that it made for a person's seat, by seq
     (PRODUCT.md ruling 21): ``struck_out`` after the seat's third strike handed it
     to a bot for the rest of the game (its ``replace_with_bot`` entry, source
@@ -198,7 +227,7 @@ def move_stand_ins(
     given_at: dict[int | None, int] = {}
     for number, seq, source in handovers:
         (given_at if source == Move.Source.ADMIN else struck_at).setdefault(number, seq)
-    out: dict[int, flip.StandIn] = {}
+    out: dict[int, StandIn] = {}
     for move in bot_moves:
         if move.seat not in people or move.seq > given_at.get(move.seat, move.seq):
             continue
@@ -209,8 +238,14 @@ def move_stand_ins(
 #: The log entry of a bot taking a seat for good (``games.services._bot_takes_over``).
 REPLACE_WITH_BOT = "replace_with_bot"
 
+#: Log entries that are the table's, not the game's: they change no rule state.
+MODERATION_ENTRIES = frozenset({"start", "abort", REPLACE_WITH_BOT})
 
-def table_record(table: Table) -> flip.GameRecord:
+#: Why a bot moved for a person's seat (PRODUCT.md ruling 21).
+StandIn = str
+
+
+def table_record(table: Table) -> dict[str, Any]:
     """The full game record, published only once the game is over.
 
     A bot's action made for a person's seat carries why (``stand_in``,
@@ -221,19 +256,21 @@ def table_record(table: Table) -> flip.GameRecord:
         raise Conflict("The game record is published once the game is over.", code="game_not_over")
     moves = list(table.moves.order_by("seq"))
     stand_ins = move_stand_ins(table, moves, whole_log=True)
-    start = moves[0]
-    recorder = flip.Recorder(state.options, state.seed, start.payload["events"])
-    for move in moves[1:]:
-        if move.seat is None or move.action not in flip.ACTION_TYPES:
-            continue  # moderation entries (abort, bot replacement) change no rule state
-        recorder.add(
+    rules = ruleset_of(table)
+    options = rules.make_options(state.seats, table.options)
+    played = [
+        (
             move.seat,
-            flip.Action.from_dict(move.payload["action"]),
+            rules.action_from_dict(move.payload["action"]),
             move.source,
             move.payload["events"],
-            stand_in=stand_ins.get(move.seq),
+            stand_ins.get(move.seq),
         )
-    return recorder.to_dict()
+        for move in moves[1:]
+        # Moderation entries (abort, bot replacement) change no rule state.
+        if move.seat is not None and move.action not in MODERATION_ENTRIES
+    ]
+    return rules.record(options, state.seed, moves[0].payload["events"], played)
 
 
 def tables_list(
@@ -430,9 +467,11 @@ def final_ranking(table_id: int) -> tuple[list[dict[str, Any]], int]:
     return ranking, len(view["rounds"])
 
 
-def events_seen_by(events: list[flip.Event], seat: int | None) -> list[flip.SeenEvent]:
+def events_seen_by(
+    table: Table, events: Sequence[dict[str, Any]], seat: int | None
+) -> list[dict[str, Any]]:
     """What a service call caused (``MoveResult.events``), as ``seat`` may see it."""
-    return flip.events_view(events, seat)
+    return ruleset_of(table).events_view(events, seat)
 
 
 def _keyset(queryset: QuerySet[Table], field: str, batch: int) -> Iterator[list[tuple[int, int]]]:
@@ -554,68 +593,39 @@ def seat_public_level(seat: Seat) -> str | None:
 # ----------------------------------------------------------------------------
 # For the web client (``web/``)
 #
-# The web client may not import flip. What it needs of the rules comes through
+# The web client may not import a game. What it needs of the rules comes through
 # these thin functions, so every word and every refusal a page shows is the
-# engine's own, and nothing about a game is decided in a template.
-
-#: The rules' refusal, raised by the services; the web client catches it by this name.
-RuleError = flip.RuleError
-
-_KIND_WORDS = {
-    "draw-one": "Draw One",
-    "draw-five": "Draw Five",
-    "reverse": "Reverse",
-    "skip": "Skip",
-    "skip-everyone": "Skip Everyone",
-    "flip": "Flip",
-    "wild": "Wild",
-    "wild-draw-two": "Wild Draw 2",
-    "dark-wild": "Dark Wild",
-    "wild-draw-color": "Wild Draw Color",
-}
+# game's own, and nothing about a game is decided in a template.
 
 
-def refusal_sentence(code: str) -> str:
-    """The sentence a person reads for a refusal code of the rules (``flip.MESSAGES``)."""
-    return flip.MESSAGES.get(code, code)
+def refusal_sentence(code: str, game: str = rulesets.DEFAULT_GAME) -> str:
+    """The sentence a person reads for a refusal code of ``game``'s rules."""
+    return rulesets.ruleset(game).messages.get(code, code)
 
 
-def face_words(code: str) -> dict[str, Any]:
-    """A face code in words: its side, colour, symbol, kind, number, name and points.
+def face_words(code: str, game: str = rulesets.DEFAULT_GAME) -> dict[str, Any]:
+    """A face code of ``game`` in words: its colour, symbol, kind, number, name and
+    points (``Ruleset.face_words``).
 
     >>> face_words("sun-draw-one")["name"]
     'Yellow Draw One'
     >>> face_words("wild-draw-color")["color"] is None
     True
     """
-    face = flip.parse_face(code)
-    color = None if face.is_wild else flip.COLORS[face.color]
-    symbol = None if face.is_wild else code.partition("-")[0]
-    kind = "number" if face.number else face.kind
-    what = str(face.number) if face.number else _KIND_WORDS[face.kind]
-    name = what if color is None else f"{color.capitalize()} {what}"
-    return {
-        "code": code,
-        "side": flip.SIDES[face.side],
-        "color": color,
-        "symbol": symbol,
-        "kind": kind,
-        "number": face.number or None,
-        "label": what,
-        "name": name,
-        "points": face.points,
-    }
+    return dict(rulesets.ruleset(game).face_words(code))
 
 
-def side_colors(side: str) -> list[str]:
-    """The four colours of ``side`` ("light" or "dark"), in the side's order."""
-    start = 0 if side == flip.SIDES[0] else 4
-    return list(flip.COLORS[start : start + 4])
+def color_symbol(color: str, game: str = rulesets.DEFAULT_GAME) -> str:
+    """The symbol printed with ``color`` in ``game`` (red: flame ...)."""
+    return rulesets.ruleset(game).color_symbols[color]
 
 
-def color_symbol(color: str) -> str:
-    """The symbol printed with ``color`` (red: flame ... purple: star)."""
-    return SYMBOLS[flip.color_code(color)]
+def games_offered() -> list[dict[str, Any]]:
+    """The games a table can be opened for, with their options (the new-table form's)."""
+    return [
+        {"id": rules.id, "name": rules.name, "options": list(rules.options)}
+        for rules in rulesets.rulesets()
+    ]
 
 
 def table_seats(table: Table) -> list[dict[str, Any]]:
@@ -694,11 +704,17 @@ def table_choices() -> dict[str, Any]:
         "seat_counts": list(range(2, 11)),
         "turn_hours": list(Table.TURN_HOURS),
         "timeout_policies": list(Table.TimeoutPolicy.choices),
-        "scorings": list(Table.Scoring.choices),
-        "targets": list(Table.TARGETS),
+        "games": games_offered(),
+        # The default game's targets (Wild Cards Flip: 250, 500 or 1000).
+        "targets": [
+            choice
+            for spec in rulesets.ruleset(rulesets.DEFAULT_GAME).options
+            if spec.name == "target"
+            for choice in spec.choices
+        ],
         "bot_levels": list(Seat.BotLevel.choices),
-        # Real time (flip.realtime): each move timer's name and seconds, and the strikes
-        # after which a bot takes the seat for good.
+        # Real time (tabletop.realtime, the same for every game): each move timer's name
+        # and seconds, and the strikes after which a bot takes the seat for good.
         "move_timers": list(realtime.MOVE_TIMERS.items()),
         "strikes_for_bot": realtime.STRIKES_FOR_BOT,
         # How long a seat is held after a disconnect (ruling 18; a setting, tests shorten it).
@@ -764,15 +780,13 @@ def web_viewer_seat(table: Table, user: User, seats: list[Seat] | None = None) -
     return viewer_seat(table, user, seats)
 
 
-def table_replay(table: Table) -> list[Position]:
-    """Every open position of a finished game, from its record (``flip.positions``).
+def table_replay(table: Table) -> list[dict[str, Any]]:
+    """Every open position of a finished game, from its record (``Ruleset.positions``).
 
     The record is published once the game is over, so every hand is shown
     face up. Raises ``Conflict`` (``game_not_over``) before that.
     """
-    from flip.positions import open_positions
-
-    return list(open_positions(table_record(table)))
+    return [dict(position) for position in ruleset_of(table).positions(table_record(table))]
 
 
 def user_has_history(*, user: User) -> bool:

@@ -1,7 +1,7 @@
 """Every write to a table goes through this module.
 
 The one way a game changes is ``_apply_locked``: with the table row locked
-(``SELECT ... FOR UPDATE``) inside a transaction, flip validates and applies
+(``SELECT ... FOR UPDATE``) inside a transaction, the table's ruleset validates and applies
 the action, the move is appended to the log, the snapshot is saved, and the
 follow-ups (``games.signals.table_changed``) are sent on commit. The public
 functions below look up, lock and check, then call it.
@@ -17,7 +17,7 @@ import itertools
 import logging
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,10 +27,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-import flip
-from flip import realtime
+from tabletop import realtime
+from tabletop.ruleset import Action, GameState, RuleError, Ruleset
 
-from . import conf, limits, rows
+from . import conf, limits, rows, rulesets
 from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
 from .models import Connection, IdempotencyKey, Move, Seat, Table
 from .selectors import SeatFacts, seat_facts_of, seat_public_level, table_state
@@ -44,8 +44,8 @@ class MoveResult:
     """What one service call did: the table after it and the events it caused."""
 
     table: Table
-    state: flip.GameState
-    events: list[flip.Event]
+    state: GameState
+    events: list[dict[str, Any]]
     moves: list[Move]
     #: True when the change began a new turn (a new deadline).
     new_turn: bool = False
@@ -148,7 +148,7 @@ _SNAPSHOT_FIELDS = [
 ]
 
 
-def _save_snapshot(table: Table, before: flip.GameState | None, after: flip.GameState) -> bool:
+def _save_snapshot(table: Table, before: GameState | None, after: GameState) -> bool:
     """Write ``after`` into ``table`` (not saved yet); True when a new turn began."""
     now = timezone.now()
     table.state = after.to_dict()
@@ -256,24 +256,25 @@ def _commit_locked(table: Table, *, new_turn: bool, fields: list[str]) -> None:
 
 def _play(
     table: Table,
-    state: flip.GameState,
+    state: GameState,
     seat: int,
-    next_action: Callable[[flip.GameState], flip.Action | None],
+    next_action: Callable[[GameState], Action | None],
     source: str,
 ) -> MoveResult:
     """Apply ``next_action(state)`` for ``seat`` until it returns None, in memory only.
 
     The moves are built but not saved, and the snapshot fields of ``table``
     are set but not saved: the caller writes them (``_apply_locked`` for one
-    table, ``tables_timeout_batch`` for a page). A ``flip.RuleError``
+    table, ``tables_timeout_batch`` for a page). A ``RuleError``
     propagates with nothing written.
     """
     before = state
+    rules = ruleset_of(table)
     moves: list[Move] = []
-    events: list[flip.Event] = []
+    events: list[dict[str, Any]] = []
     while (action := next_action(state)) is not None:
         round_number = state.round
-        state, caused = flip.apply(state, seat, action)
+        state, caused = rules.apply(state, seat, action)
         table.seq += 1
         moves.append(
             Move(
@@ -293,9 +294,9 @@ def _play(
 
 def _apply_locked(
     table: Table,
-    state: flip.GameState,
+    state: GameState,
     seat: int,
-    next_action: Callable[[flip.GameState], flip.Action | None],
+    next_action: Callable[[GameState], Action | None],
     source: str,
     seats: list[Seat] | None = None,
     answered: tuple[int, str] | None = None,
@@ -303,7 +304,7 @@ def _apply_locked(
     """Apply ``next_action(state)`` for ``seat`` until it returns None, one move each.
 
     The caller holds the row lock inside ``transaction.atomic()``. A
-    ``flip.RuleError`` from any action propagates and the transaction rolls
+    ``RuleError`` from any action propagates and the transaction rolls
     back: nothing is written. The moves, the snapshot and the question
     whether anyone watches go in one statement on PostgreSQL (``_PLAY_SAVE``).
     ``seats``: the table's seats, current; ``answered``: the socket the answer
@@ -336,22 +337,39 @@ def socket_id(value: str) -> str:
     return value
 
 
-def _once(action: flip.Action) -> Callable[[flip.GameState], flip.Action | None]:
+def _once(action: Action) -> Callable[[GameState], Action | None]:
     """A ``next_action`` that gives ``action`` once."""
     pending = [action]
     return lambda _state: pending.pop() if pending else None
 
 
-def _active_state(table: Table) -> flip.GameState:
+def _active_state(table: Table) -> GameState:
     state = table_state(table)
     if table.status != Table.Status.ACTIVE or state is None:
         raise Conflict("The game at this table is not running.", code="table_not_active")
     return state
 
 
-def action_from_request(state: flip.GameState, seat: int, data: dict[str, Any]) -> flip.Action:
-    """Turn a client's ``{"type", "card", "color"}`` into a flip action (``flip.parse_request``)."""
-    return flip.parse_request(state, seat, data)
+def ruleset_of(table: Table) -> Ruleset:
+    """The rules of ``table``'s game (``games.rulesets``)."""
+    return rulesets.ruleset(table.game)
+
+
+def action_from_request(table: Table, state: GameState, seat: int, data: dict[str, Any]) -> Action:
+    """A client's request (``{"type", "card", ...}``) as an action of ``table``'s game.
+
+    ``RuleError`` for a request the game does not take, ``leave`` included:
+    leaving is the concession's own door (``table_concede``).
+    """
+    rules = ruleset_of(table)
+    action = rules.parse_request(state, seat, data)
+    if action.type not in rules.request_types:
+        raise RuleError(UNKNOWN_ACTION, rules.messages.get(UNKNOWN_ACTION))
+    return action
+
+
+#: The refusal of a request that is no action a client may send (both games' code).
+UNKNOWN_ACTION = "unknown_action"
 
 
 def table_apply_action(
@@ -368,7 +386,7 @@ def table_apply_action(
     Locks the table row and reads its seats in one statement
     (``_lock_table_with_seats``); refuses with ``StaleSequence`` when
     ``expected_seq`` is not the table's sequence number, and with
-    ``flip.RuleError`` when the rules refuse the action. Nothing is written
+    ``RuleError`` when the rules refuse the action. Nothing is written
     unless everything succeeds. The result carries the seats for the answer.
 
     ``socket``: the id of one of the user's sockets at the table (its ``hello``
@@ -386,9 +404,7 @@ def table_apply_action(
             raise Conflict(STRUCK_OUT, code="struck_out")
         if expected_seq is not None and expected_seq != table.seq:
             raise StaleSequence()
-        action = action_from_request(state, seat.number, data)
-        if action.type == flip.LEAVE:
-            raise flip.RuleError("unknown_action")
+        action = action_from_request(table, state, seat.number, data)
         if seat.away or seat.held_until is not None:
             # Playing is coming back (ruling 18): the seat is the player's again. The
             # move's own commit signals the change, with the new presence in its ETag.
@@ -406,8 +422,9 @@ STRUCK_OUT = (
 )
 
 
-def _leave_locked(table: Table, state: flip.GameState, seat: Seat, source: str) -> MoveResult:
-    result = _apply_locked(table, state, seat.number, _once(flip.Action(flip.LEAVE)), source)
+def _leave_locked(table: Table, state: GameState, seat: Seat, source: str) -> MoveResult:
+    leave = _once(ruleset_of(table).leave_action())
+    result = _apply_locked(table, state, seat.number, leave, source)
     seat.left_at = timezone.now()
     seat.save(update_fields=["left_at"])
     return result
@@ -425,52 +442,69 @@ def table_concede(*, table_id: int, user: User) -> MoveResult:
 
 
 def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult | None:
-    """Let the bot whose turn it is make one action, in its own transaction.
+    """Let a bot make one action, in its own transaction.
 
-    The bot is given only its seat's view, what that seat saw when the table
-    last turned over (``flip.flip_memory``), what it saw happen this round
-    (``flip.public_history``) and who plays each seat as the table shows it
+    First a bot that may play out of turn (a jump-in, where the game has one:
+    ``Ruleset.legal_actions`` gives a seat not to act something to do) is
+    asked whether it does; then the bot whose turn it is. Each is given only
+    what its seat may see, through its game's ruleset
+    (``Ruleset.bot_request``), and who plays each seat as the table shows it
     to everyone (``selectors.seat_public_level``). Returns None when no bot
-    is to act (the game is over, or a human is to act) or, with ``seq``, when
-    the table has moved on from that sequence number, so calling it again is
-    harmless.
+    acts (the game is over, or a human is to act and no bot jumps in) or,
+    with ``seq``, when the table has moved on from that sequence number, so
+    calling it again is harmless. A bot decides once per position: its seed
+    is the table's and the sequence number's.
 
     A bot that raises, or answers something the rules refuse, must not leave
     the table waiting for a deadline: the plain move of ruling 4
-    (``flip.timeout_action``) is played for it at once, the error is logged
-    with the table and turn, and ``Table.bot_errors`` counts it.
+    (``Ruleset.timeout_action``) is played for it at once, the error is
+    logged with the table and turn, and ``Table.bot_errors`` counts it. A
+    jump-in that fails is simply not made.
     """
-    from flip.bots import make_bot
-
     with transaction.atomic():
         table = _lock_table(table_id)
         if seq is not None and table.seq != seq:
             return None
         state = table_state(table)
-        if table.status != Table.Status.ACTIVE or state is None:
+        if table.status != Table.Status.ACTIVE or state is None or state.over:
             return None
+        rules = ruleset_of(table)
         seats = {s.number: s for s in table.seats.all()}
+        levels = [seat_public_level(seats[i]) if i in seats else None for i in range(state.seats)]
+        seed = f"{table.pk}:{table.seq}"
+        for number, other in sorted(seats.items()):
+            if number == state.current or not other.bot_plays or other.left_at is not None:
+                continue
+            if not rules.legal_actions(state, number):
+                continue
+            # A player who is away or struck out is played by the stand-in level.
+            level = other.bot_level or rules.stand_in_level
+            try:
+                choice = rules.bot_request(state, number, level=level, seed=seed, levels=levels)
+                if choice is None:
+                    continue
+                action = action_from_request(table, state, number, dict(choice))
+                rules.check(state, number, action)
+            except Exception:
+                logger.exception(
+                    "bot_error table=%s turn=%s seat=%s level=%s: no jump-in",
+                    table.pk,
+                    table.turn,
+                    number,
+                    level,
+                )
+                continue
+            return _apply_locked(table, state, number, _once(action), Move.Source.BOT)
         seat = seats.get(state.current)
-        if seat is None or not seat.bot_plays or state.over:
+        if seat is None or not seat.bot_plays:
             return None
-        # A player who is away (ruling 18) is played by the stand-in level.
-        level = seat.bot_level or realtime.STAND_IN_LEVEL
-        bot = make_bot(level, f"{table.pk}:{table.seq}")
+        level = seat.bot_level or rules.stand_in_level
         try:
-            # What the seat sees now, what it saw at the last flip and what it saw
-            # happen this round: a person in the seat would remember that much
-            # (flip.flip_memory, flip.public_history; never served). And which
-            # seats are bots of which level, which the table shows everyone.
-            choice = bot.choose(
-                flip.view(state, seat.number),
-                flip.flip_memory(state, seat.number),
-                flip.public_history(state, seat.number),
-                levels=[
-                    seat_public_level(seats[i]) if i in seats else None for i in range(state.seats)
-                ],
-            )
-            action = action_from_request(state, seat.number, choice)
-            flip.check(state, seat.number, action)
+            choice = rules.bot_request(state, seat.number, level=level, seed=seed, levels=levels)
+            if choice is None:
+                raise RuleError("no_answer", "The bot did not answer on its turn.")
+            action = action_from_request(table, state, seat.number, dict(choice))
+            rules.check(state, seat.number, action)
         except Exception:
             logger.exception(
                 "bot_error table=%s turn=%s seat=%s level=%s: playing the plain move instead",
@@ -480,8 +514,21 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
                 level,
             )
             table.bot_errors += 1
-            action = flip.timeout_action(state)
+            action = rules.timeout_action(state)
         return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
+
+
+def bots_may_act(table: Table, state: GameState, seats: Sequence[Seat]) -> bool:
+    """Whether a bot may act at ``table`` now: the seat to act is played by a bot, or a
+    bot's seat may play out of turn (a jump-in: the game gives it legal actions)."""
+    if state.over:
+        return False
+    rules = ruleset_of(table)
+    return any(
+        seat.number == state.current or bool(rules.legal_actions(state, seat.number))
+        for seat in seats
+        if seat.bot_plays and seat.left_at is None
+    )
 
 
 def table_run_bots(*, table_id: int, limit: int = 1000) -> int:
@@ -492,7 +539,7 @@ def table_run_bots(*, table_id: int, limit: int = 1000) -> int:
     return done
 
 
-def _timeout_due(table: Table, turn: int, now: datetime) -> flip.GameState | None:
+def _timeout_due(table: Table, turn: int, now: datetime) -> GameState | None:
     """The game at the locked ``table`` if turn ``turn`` is still running past its deadline."""
     state = table_state(table)
     if table.status != Table.Status.ACTIVE or table.turn != turn or state is None:
@@ -502,11 +549,13 @@ def _timeout_due(table: Table, turn: int, now: datetime) -> flip.GameState | Non
     return state
 
 
-def _rest_of_turn(turn: int) -> Callable[[flip.GameState], flip.Action | None]:
-    """A ``next_action`` playing turn ``turn`` to its end by ruling 4 (``flip.timeout_action``)."""
+def _rest_of_turn(table: Table, turn: int) -> Callable[[GameState], Action | None]:
+    """A ``next_action`` playing turn ``turn`` to its end by ruling 4
+    (``Ruleset.timeout_action``)."""
+    rules = ruleset_of(table)
 
-    def next_action(now: flip.GameState) -> flip.Action | None:
-        return None if now.over or now.turn != turn else flip.timeout_action(now)
+    def next_action(now: GameState) -> Action | None:
+        return None if now.over or now.turn != turn else rules.timeout_action(now)
 
     return next_action
 
@@ -516,7 +565,7 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
 
     Acts only if ``turn`` is still the table's current turn and its deadline
     has passed, so a late, repeated or racing call changes nothing.
-    "bot plays the turn" plays the turn to its end with ``flip.timeout_action``
+    "bot plays the turn" plays the turn to its end with ``Ruleset.timeout_action``
     (a colour first if needed, then a play or draw, then a drawn card);
     "treated as having left" makes the seat leave. Either way the moves carry
     source ``timeout``. Waits for the row lock (``tables_timeout_batch``,
@@ -532,12 +581,12 @@ def table_timeout(*, table_id: int, turn: int) -> MoveResult | None:
             return _timeout_realtime_locked(table, state, seat, turn)
         if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
             return _leave_locked(table, state, seat, Move.Source.TIMEOUT)
-        return _apply_locked(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
+        return _apply_locked(
+            table, state, seat.number, _rest_of_turn(table, turn), Move.Source.TIMEOUT
+        )
 
 
-def _timeout_realtime_locked(
-    table: Table, state: flip.GameState, seat: Seat, turn: int
-) -> MoveResult:
+def _timeout_realtime_locked(table: Table, state: GameState, seat: Seat, turn: int) -> MoveResult:
     """A real-time move timer ran out (ruling 17): ruling 4's move, then a strike.
 
     On the third strike a Normal bot plays the seat for the rest of the game,
@@ -547,7 +596,7 @@ def _timeout_realtime_locked(
     player whose connection dropped (ruling 18: the hold must not end in a
     strike-out before its two minutes are over).
     """
-    result = _play(table, state, seat.number, _rest_of_turn(turn), Move.Source.TIMEOUT)
+    result = _play(table, state, seat.number, _rest_of_turn(table, turn), Move.Source.TIMEOUT)
     moves, events = list(result.moves), list(result.events)
     if not seat.bot_plays:
         strike = realtime.after_timeout(strikes=seat.strikes, held=seat.held_until is not None)
@@ -560,7 +609,7 @@ def _timeout_realtime_locked(
                 table,
                 result.state,
                 seat,
-                level=realtime.STAND_IN_LEVEL,
+                level=ruleset_of(table).stand_in_level,
                 source=Move.Source.TIMEOUT,
                 user=seat.user_id,
             )
@@ -634,7 +683,7 @@ def tables_timeout_batch(
             .filter(pk__in=list(wanted))
             .order_by()  # the model's ordering would sort the page for nothing
         )
-        tables: list[tuple[Table, flip.GameState]] = []
+        tables: list[tuple[Table, GameState]] = []
         found: set[int] = set()
         for table in locked:
             found.add(table.pk)
@@ -678,16 +727,14 @@ def tables_timeout_batch(
     return TimeoutBatch(applied=applied, singly=singly, bots=bots)
 
 
-def _timeout_in_memory(
-    table: Table, state: flip.GameState, seat: Seat, now: datetime
-) -> MoveResult:
+def _timeout_in_memory(table: Table, state: GameState, seat: Seat, now: datetime) -> MoveResult:
     """``table_timeout``'s moves for ``seat``, built in memory (``_play``), nothing saved."""
     if table.timeout_policy == Table.TimeoutPolicy.LEAVE:
-        leave = _once(flip.Action(flip.LEAVE))
+        leave = _once(ruleset_of(table).leave_action())
         result = _play(table, state, seat.number, leave, Move.Source.TIMEOUT)
         seat.left_at = now
         return result
-    return _play(table, state, seat.number, _rest_of_turn(state.turn), Move.Source.TIMEOUT)
+    return _play(table, state, seat.number, _rest_of_turn(table, state.turn), Move.Source.TIMEOUT)
 
 
 #: The page's UPDATE of its tables, written once per process (``games.rows``).
@@ -946,26 +993,31 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     *,
     host: User,
     seat_count: int,
-    two_seat_reverse_skips: bool = True,
-    scoring: str = Table.Scoring.SINGLE,
-    target: int = 500,
+    game: str = rulesets.DEFAULT_GAME,
+    options: Mapping[str, Any] | None = None,
     turn_hours: int = 24,
     timeout_policy: str = Table.TimeoutPolicy.BOT,
     allow_watchers: bool = False,
     move_timer: str | None = None,
+    **option_values: Any,
 ) -> Table:
-    """Open a table in the lobby with the host in seat 0.
+    """Open a table of ``game`` in the lobby with the host in seat 0.
 
-    ``move_timer`` (``relaxed``, ``normal`` or ``fast``) makes it a real-time
-    table; None, turn by turn with ``turn_hours`` and ``timeout_policy``.
+    ``options`` (and any other keyword, one option each: ``scoring="target"``)
+    are the game's options; the game's ruleset checks them and fills in the
+    defaults (``Ruleset.make_options``), and ``ValueError`` says what is
+    wrong. ``move_timer`` (``relaxed``, ``normal`` or ``fast``) makes it a
+    real-time table; None, turn by turn with ``turn_hours`` and
+    ``timeout_policy``.
     """
-    # flip checks the game options; the table's own ones are checked here.
-    flip.Options(
-        seats=seat_count,
-        two_seat_reverse_skips=two_seat_reverse_skips,
-        scoring=scoring,
-        target=target,
+    try:
+        rules = rulesets.ruleset(game)
+    except rulesets.UnknownGame:
+        raise ValueError(f"the games are {', '.join(rulesets.game_ids())}") from None
+    chosen = rules.options_dict(
+        rules.make_options(seat_count, {**(options or {}), **option_values})
     )
+    chosen.pop("seats", None)
     if turn_hours not in Table.TURN_HOURS:
         raise ValueError("the turn deadline is 12, 24 or 72 hours")
     move_seconds = None if move_timer is None else realtime.move_seconds(move_timer)
@@ -976,9 +1028,9 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
         table = Table.objects.create(
             host=host,
             seat_count=seat_count,
-            two_seat_reverse_skips=two_seat_reverse_skips,
-            scoring=scoring,
-            target=target,
+            game=rules.id,
+            game_version=rules.version,
+            options=chosen,
             turn_hours=turn_hours,
             timeout_policy=timeout_policy,
             allow_watchers=allow_watchers,
@@ -1087,26 +1139,28 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
         limits.check_running_tables(user)
+        rules = ruleset_of(table)
         try:
-            # flip decides how many players a game takes; the table's other options
-            # were checked when it was opened.
-            options = flip.Options(
-                seats=table.seats.count(),
-                two_seat_reverse_skips=table.two_seat_reverse_skips,
-                scoring=table.scoring,
-                target=table.target,
-            )
+            # The game decides how many players it takes; its other options were
+            # checked when the table was opened.
+            options = rules.make_options(table.seats.count(), table.options)
         except ValueError:
             raise Conflict(
                 "At least two seats must be filled.", code="not_enough_players"
             ) from None
-        state, events = flip.new_game(options, new_game_seed())
+        state, events = rules.new_game(options, new_game_seed())
         move = _append(
             table,
             round_number=state.round,
             seat=None,
             action="start",
-            payload={"action": {"type": "start"}, "events": events},
+            # The log names its game and the version of its rules at its start.
+            payload={
+                "action": {"type": "start"},
+                "game": table.game,
+                "version": table.game_version,
+                "events": events,
+            },
             source=Move.Source.PLAYER,
         )
         table.status = Table.Status.ACTIVE
@@ -1186,7 +1240,7 @@ def seat_replace_with_bot(*, table_id: int, number: int, level: str) -> Seat:
 
 def _bot_takes_over(
     table: Table,
-    state: flip.GameState,
+    state: GameState,
     seat: Seat,
     *,
     level: str,

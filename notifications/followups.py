@@ -38,9 +38,13 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
     seat = games_selectors.turn_seat(table_id)
     if seat is None or seat.left:
         return
-    if seat.bot_plays:
+    if seat.bot_plays or games_selectors.bot_may_jump_in(table_id):
+        # A bot's turn, or a bot that may jump in on the card just played (the classic
+        # game's jump-in): the bot job asks the jumpers first (``table_run_bot_turn``).
         jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
-    elif new_turn and seat.user is not None and not table.realtime:
+    if seat.bot_plays:
+        return
+    if new_turn and seat.user is not None and not table.realtime:
         # A real-time turn lasts seconds: the player is at the table, not in their mail.
         # Ruling 19: no message now, a notice decided after the quiet delay (``away``).
         turn_notices_record(user_ids=[seat.user.pk])

@@ -131,7 +131,8 @@ def _timeout_mail(
             "policy": after.timeout_policy,
             "left": after.leave_on_timeout,
             "what": describe_timeout(
-                games_selectors.events_seen_by(result.events, timed_out.number), timed_out.number
+                games_selectors.events_seen_by(result.table, result.events, timed_out.number),
+                timed_out.number,
             ),
             "game_over": result.state.over,
         },

@@ -50,7 +50,7 @@ from .forms import (
 )
 
 LIVE_HEADER = "X-Gamenook-Live"
-#: Timed-out turns after which a bot takes a real-time seat for good (flip.realtime).
+#: Timed-out turns after which a bot takes a real-time seat for good (tabletop.realtime).
 STRIKES_FOR_BOT: int = selectors.table_choices()["strikes_for_bot"]
 
 
@@ -274,7 +274,11 @@ def _table_row(table: Any) -> dict[str, Any]:
         "names": names,
         "turn_hours": table.turn_hours,
         "move_seconds": table.move_seconds,
-        "scoring": "single round" if table.scoring == "single" else f"to {table.target}",
+        "scoring": (
+            "single round"
+            if table.options.get("scoring", "single") == "single"
+            else f"to {table.options.get('target')}"
+        ),
         "deadline_at": table.deadline_at,
         "finished_at": table.finished_at,
         "allow_watchers": table.allow_watchers,
@@ -338,7 +342,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     }
     if table.status == "lobby":
         context["open_seats"] = table.seat_count - len(seats)
-        context["strikes_for_bot"] = STRIKES_FOR_BOT  # flip.realtime's, never a template's
+        context["strikes_for_bot"] = STRIKES_FOR_BOT  # tabletop.realtime's, never a template's
         context["bot_form"] = BotForm()
         context["names"] = [{**s, "name": present.seat_name(s, s["number"])} for s in seats]
         return context

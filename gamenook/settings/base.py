@@ -367,6 +367,10 @@ GAMENOOK_REALTIME_SWEEP_SECONDS = env.float("GAMENOOK_REALTIME_SWEEP_SECONDS", d
 # It leaves a move timer this long to its own job before handing it out again.
 GAMENOOK_REALTIME_GRACE_SECONDS = env.float("GAMENOOK_REALTIME_GRACE_SECONDS", default=2.0)
 
+# The games the service hosts: each a ruleset (tabletop.ruleset.Ruleset), found by its
+# dotted path (games.rulesets). The first is the default of a new table.
+GAMENOOK_GAMES = ["flip.ruleset.RULESET"]
+
 # Every new game deals from this seed instead of a random one (docs/api.md's transcript).
 # Only the local settings read it from the environment; anywhere else it stays empty.
 GAMENOOK_GAME_SEED = ""

@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-import flip
 from games.errors import ServiceError
+from tabletop.ruleset import RuleError
 
 # DRF's default codes, renamed where the API promises a plainer one.
 _CODES = {
@@ -117,7 +117,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(retry_after, int):
             refused["Retry-After"] = str(retry_after)
         return refused
-    if isinstance(exc, flip.RuleError):
+    if isinstance(exc, RuleError):
         return Response(error_body(exc.code, exc.message), status=422)
     if isinstance(exc, RequestDataTooBig):  # Django's own limit, met reading the raw body
         return Response(error_body("request_too_large", _TOO_LARGE), status=413)

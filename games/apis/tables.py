@@ -1,6 +1,6 @@
 """Tables: the lobby, the game as each user may see it, actions, the log and the record.
 
-Every game fact in a response comes from a flip view (``games.selectors``);
+Every game fact in a response comes from its game's view (``games.selectors``);
 nothing is built from the raw state.
 """
 
@@ -21,18 +21,19 @@ from drf_spectacular.utils import (
     extend_schema_field,
     extend_schema_serializer,
 )
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-import flip
-from flip import realtime
-from games import selectors, services
+from games import rulesets, selectors, services
 from games.followups import run_bots_after_commit
 from games.models import Seat, Table
 from games.services import MoveResult
+from tabletop import realtime
+from tabletop.ruleset import GameState, OptionError
 
+from . import typed
 from .common import ActionThrottle, parse_input, parse_query, request_user
 from .errors import ErrorSerializer
 from .fields import (
@@ -45,7 +46,7 @@ from .fields import (
     StrictIntegerField,
 )
 from .idempotency import idempotent
-from .typed import GameViewSerializer
+from .typed import GameOptionsSerializer, GameViewSerializer
 
 TAG = ["tables"]
 
@@ -122,14 +123,41 @@ def _seat_rows(table: Table) -> list[Seat]:
     return list(table.seats.select_related("user"))
 
 
+#: Every action type a client may send, in any game (each game's ruleset refuses the
+#: ones it does not have, with its own code).
+_request_types = sorted({kind for rules in rulesets.rulesets() for kind in rules.request_types})
+
+
+def _sentence(error: ValueError) -> str:
+    """A rules' ``ValueError`` as a sentence: "target is ..." -> "Target is ...."."""
+    text = str(error)
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."
+
+
+@extend_schema_field(GameOptionsSerializer)
+class GameOptionsInputField(serializers.DictField):
+    """The game's options as an object; the game's ruleset checks each one."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            self.fail("not_a_dict", input_type=type(data).__name__)
+        return dict(data)
+
+
 class TableOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     host = serializers.CharField(source="host.username")
     status = serializers.ChoiceField(choices=Table.Status.choices)
     seat_count = serializers.IntegerField()
-    two_seat_reverse_skips = serializers.BooleanField()
-    scoring = serializers.ChoiceField(choices=Table.Scoring.choices)
-    target = serializers.IntegerField()
+    game = serializers.CharField(
+        help_text="The game the table plays: flip (Wild Cards Flip) or wildcards (classic "
+        "Wild Cards), chosen when it was opened."
+    )
+    game_version = serializers.IntegerField(help_text="The version of the game's rules.")
+    options = serializers.SerializerMethodField()
+    scoring = serializers.SerializerMethodField()
+    target = serializers.SerializerMethodField()
+    two_seat_reverse_skips = serializers.SerializerMethodField()
     turn_hours = serializers.IntegerField(help_text="Turn by turn: the deadline of a turn.")
     timeout_policy = serializers.ChoiceField(
         choices=Table.TimeoutPolicy.choices,
@@ -149,6 +177,33 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     finished_at = serializers.DateTimeField(allow_null=True)
     turn_started_at = serializers.DateTimeField(allow_null=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(GameOptionsSerializer)
+    def get_options(self, table: Table) -> dict[str, Any]:
+        return dict(table.options)
+
+    @extend_schema_field(
+        serializers.ChoiceField(
+            choices=["single", "target"], help_text="The same as options.scoring."
+        )
+    )
+    def get_scoring(self, table: Table) -> str:
+        return str(table.options.get("scoring", "single"))
+
+    @extend_schema_field(serializers.IntegerField(help_text="The same as options.target."))
+    def get_target(self, table: Table) -> int:
+        return int(table.options.get("target", 500))
+
+    @extend_schema_field(
+        serializers.BooleanField(
+            allow_null=True,
+            help_text="Wild Cards Flip only (options.two_seat_reverse_skips); null for "
+            "another game.",
+        )
+    )
+    def get_two_seat_reverse_skips(self, table: Table) -> bool | None:
+        value = table.options.get("two_seat_reverse_skips")
+        return None if value is None else bool(value)
 
     @extend_schema_field(serializers.ChoiceField(choices=MODES))
     def get_mode(self, table: Table) -> str:
@@ -180,11 +235,8 @@ class ViewOutputSerializer(serializers.Serializer[Any]):
     seats = SeatOutputSerializer(many=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
     turn_started_at = serializers.DateTimeField(allow_null=True)
-    # Generated from flip.SeatView and flip.WatcherView: the API serves flip's dict as it is.
-    game = GameViewSerializer(
-        allow_null=True,
-        help_text="Your seat's view, or the watcher view (seat null); null in the lobby.",
-    )
+    # Generated from each game's view types: the API serves the game's dict as it is.
+    game = GameViewSerializer
 
 
 class MoveOutputSerializer(serializers.Serializer[Any]):
@@ -210,7 +262,7 @@ def _view_out(
     table: Table,
     seat: int | None,
     rows: list[Seat] | None = None,
-    state: flip.GameState | None = None,
+    state: GameState | None = None,
     seats_out: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The view endpoint's body; ``state``: the game in ``table``'s snapshot, if held
@@ -253,12 +305,10 @@ def _move_out(table_id: int, result: MoveResult, user: User) -> tuple[dict[str, 
     seat = result.moves[0].seat if result.moves else None
     if seat is None:  # the start: the host's seat
         seat = next(row.number for row in rows if row.user_id == user.pk)
-    events = flip.events_view(result.events, seat)
+    events = selectors.events_seen_by(result.table, result.events, seat)
     table = result.table
-    state: flip.GameState | None = result.state
-    if not result.state.over and any(
-        row.number == result.state.current and row.bot_plays for row in rows
-    ):
+    state: GameState | None = result.state
+    if services.bots_may_act(result.table, result.state, rows):
         run_bots_after_commit(table_id)
         table, state = selectors.table_get(table_id), None
     view = _view_out(table, seat, rows, state)
@@ -269,7 +319,7 @@ def view_answer(
     table: Table,
     seat: int | None,
     rows: list[Seat] | None = None,
-    state: flip.GameState | None = None,
+    state: GameState | None = None,
     seats_out: list[dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """The body of ``GET /tables/{id}/view/`` for ``seat`` (None: a watcher) and its ETag.
@@ -323,19 +373,13 @@ class TableListApi(APIView):
         count = serializers.IntegerField()
         results = TableOutputSerializer(many=True)
 
-    class _GameInput(serializers.Serializer[Any]):
-        """The options of the game itself, whichever the mode."""
+    class _TableInput(serializers.Serializer[Any]):
+        """The table's own fields, whichever the game and the mode."""
 
         seat_count = StrictIntegerField(min_value=2, max_value=10)
-        two_seat_reverse_skips = StrictBooleanField(required=False, default=True)
-        scoring = StrictChoiceField(
-            choices=Table.Scoring.choices, required=False, default=Table.Scoring.SINGLE
-        )
-        target = StrictChoiceField(choices=list(Table.TARGETS), required=False, default=500)
         allow_watchers = StrictBooleanField(required=False, default=False)
 
-    @extend_schema_serializer(component_name="TurnByTurnTableInput")
-    class TurnByTurnInput(_GameInput):
+    class _TurnByTurn(serializers.Serializer[Any]):
         """A turn-by-turn table: a deadline of hours per turn, a policy when it passes."""
 
         mode = StrictChoiceField(
@@ -351,8 +395,7 @@ class TableListApi(APIView):
             default=Table.TimeoutPolicy.BOT,
         )
 
-    @extend_schema_serializer(component_name="RealTimeTableInput")
-    class RealTimeInput(_GameInput):
+    class _RealTime(serializers.Serializer[Any]):
         """A real-time table: a move timer of seconds, three strikes (rulings 17 and 18)."""
 
         mode = StrictChoiceField(
@@ -365,18 +408,44 @@ class TableListApi(APIView):
             help_text="Relaxed (45 s), normal (30 s) or fast (15 s).",
         )
 
-    #: The request body: one of the two modes' fields (``mode`` tells which).
+    #: The request body's serializer for each (game, mode): one shape per game and mode.
+    create_inputs: dict[tuple[str, str], type[serializers.Serializer[Any]]] = typed.table_inputs(
+        _TableInput, {TURN_BY_TURN: _TurnByTurn, REAL_TIME: _RealTime}
+    )
+
+    #: The request body: one game's and one mode's fields (``game`` and ``mode`` tell which).
     create_input = PolymorphicProxySerializer(
         component_name="TableCreateInput",
-        serializers=[TurnByTurnInput, RealTimeInput],
+        serializers=list(create_inputs.values()),
         resource_type_field_name=None,
     )
 
     def parse_create(self, data: Any) -> dict[str, Any]:
-        """A table's options from the body, by the fields of its mode."""
-        real_time = isinstance(data, dict) and data.get("mode") == REAL_TIME
-        parsed = parse_input(self.RealTimeInput if real_time else self.TurnByTurnInput, data)
+        """A table's options from the body, by the fields of its game and mode."""
+        game = data.get("game", rulesets.DEFAULT_GAME) if isinstance(data, dict) else None
+        if game not in rulesets.game_ids():
+            games = ", ".join(rulesets.game_ids())
+            raise exceptions.ValidationError({"game": [f"The games are {games}."]})
+        mode = REAL_TIME if isinstance(data, dict) and data.get("mode") == REAL_TIME else None
+        parsed = parse_input(self.create_inputs[game, mode or TURN_BY_TURN], data)
         parsed.pop("mode")
+        options = dict(parsed.pop("options", None) or {})
+        top_level = set(typed.TOP_LEVEL_OPTIONS) & set(parsed)
+        for name in top_level:  # Flip's fields from before there were several games
+            if name in options and options[name] != parsed[name]:
+                raise exceptions.ValidationError(
+                    {name: ["It says otherwise than options." + name + "."]}
+                )
+            options[name] = parsed.pop(name)
+        rules = rulesets.ruleset(game)
+        try:
+            rules.make_options(parsed["seat_count"], options)
+        except OptionError as error:
+            field = error.option if error.option in top_level else f"options.{error.option}"
+            raise exceptions.ValidationError({field: [_sentence(error)]}) from None
+        except ValueError as error:
+            raise exceptions.ValidationError({"seat_count": [_sentence(error)]}) from None
+        parsed["game"], parsed["options"] = game, options
         return parsed
 
     @extend_schema(
@@ -556,7 +625,11 @@ class TableActionApi(APIView):
 
     @extend_schema_serializer(component_name="ActionInput")
     class InputSerializer(serializers.Serializer[Any]):
-        type = StrictChoiceField(choices=[flip.PLAY, flip.DRAW, flip.CHOOSE_COLOR, flip.PASS])
+        type = StrictChoiceField(
+            choices=_request_types,
+            help_text="One of the game's actions: play, draw, choose_color, pass; the classic "
+            "game adds take_penalty.",
+        )
         card = StrictCharField(
             required=False,
             allow_null=True,
@@ -571,6 +644,13 @@ class TableActionApi(APIView):
             max_length=16,
             help_text="For a Wild or a choice.",
         )
+        target = StrictIntegerField(
+            required=False,
+            allow_null=True,
+            min_value=0,
+            max_value=INT_MAX,
+            help_text="Classic Wild Cards with the 7-0 rule: the seat a 7 swaps hands with.",
+        )
         expected_seq = StrictIntegerField(
             required=False,
             allow_null=True,
@@ -580,7 +660,7 @@ class TableActionApi(APIView):
 
     @extend_schema(
         tags=TAG,
-        summary="Play, draw, choose a colour or pass",
+        summary="Play, draw, choose a colour, take a penalty or pass",
         description="Answers 201 with the events the move caused (as you may see them) "
         "and your view after it and any bot turns that followed: what GET .../view/ would "
         "answer now, with its ETag in the ETag header, so the client need not read the view "
@@ -606,6 +686,8 @@ class TableActionApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         data = parse_input(self.InputSerializer, request.data)
         expected_seq = data.pop("expected_seq", None)
+        if data.get("target") is None:
+            data.pop("target", None)  # null is the same as leaving it out
         user = request_user(request)
         result = services.table_apply_action(
             table_id=table_id,

@@ -1,26 +1,30 @@
-"""DRF serializers generated from flip's TypedDicts, for the OpenAPI schema of what flip says.
+"""DRF serializers generated from the games' TypedDicts, for the OpenAPI schema of their views.
 
-The API serves flip's views as flip builds them; the schema that describes
-them is generated here from the very types flip is checked against
-(``flip.types``), so it cannot drift from the served shape. A key every
+The API serves each game's views as its rules build them; the schema that
+describes them is generated here from the very types the game is checked
+against (``Ruleset.view_types``), so it cannot drift from the served shape. A key every
 given TypedDict requires is required; a key one of them leaves out
 (``NotRequired``) is optional; a type that admits None is nullable;
 ``Literal`` types become enums.
 
-    >>> GameView = serializer_for("GameView", flip.SeatView, flip.WatcherView)
+    >>> GameView = serializer_for("GameView", *rulesets.ruleset("flip").view_types)
     >>> sorted(GameView().fields)[:3]
     ['color', 'dealer', 'direction']
 """
 
 from __future__ import annotations
 
+import copy
 import types
 import typing
 from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typeddict
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_serializer
 from rest_framework import serializers
 
-import flip
+from games import rulesets
+
+from .fields import StrictBooleanField, StrictChoiceField, StrictIntegerField
 
 Field = serializers.Field[Any, Any, Any, Any]
 
@@ -46,7 +50,7 @@ def _alternatives(tp: Any) -> list[Any]:
     return [_base(tp)]
 
 
-def _field(alternatives: list[Any], *, name: str, required: bool) -> Field:
+def _field(alternatives: list[Any], *, name: str, required: bool, prefix: str = "") -> Field:
     nullable = type(None) in alternatives
     rest = [tp for tp in alternatives if tp is not type(None)]
     kwargs: dict[str, Any] = {"required": required, "allow_null": nullable}
@@ -62,19 +66,20 @@ def _field(alternatives: list[Any], *, name: str, required: bool) -> Field:
         return _SCALARS[tp](**kwargs)
     if get_origin(tp) is list:
         (item,) = get_args(tp)
-        child = _field(_alternatives(item), name=f"{name}[]", required=True)
+        child = _field(_alternatives(item), name=f"{name}[]", required=True, prefix=prefix)
         return serializers.ListField(child=child, **kwargs)
     if is_typeddict(tp):
-        return serializer_for(tp.__name__, tp)(**kwargs)
+        return serializer_for(prefix + tp.__name__, tp, prefix=prefix)(**kwargs)
     raise TypeError(f"{name}: no schema for {tp!r}")
 
 
 def serializer_for(
-    name: str, *shapes: Any, doc: str | None = None
+    name: str, *shapes: Any, doc: str | None = None, prefix: str = ""
 ) -> type[serializers.Serializer[Any]]:
     """A serializer (for the schema only) of the dicts any of ``shapes`` describes.
 
     The shapes must share their keys; each key's type is the union of theirs.
+    ``prefix`` names the nested ones apart from another game's of the same name.
     """
     if name in _generated:
         return _generated[name]
@@ -86,18 +91,119 @@ def serializer_for(
         alternatives = [tp for shape in shapes for tp in _alternatives(get_type_hints(shape)[key])]
         required = all(key in shape.__required_keys__ for shape in shapes)
         attrs[key] = _field(
-            list(dict.fromkeys(alternatives)), name=f"{name}.{key}", required=required
+            list(dict.fromkeys(alternatives)),
+            name=f"{name}.{key}",
+            required=required,
+            prefix=prefix,
         )
     generated = type(name, (serializers.Serializer,), attrs)
     _generated[name] = generated
     return generated
 
 
-#: The game as a seat (``flip.SeatView``) or a watcher (``flip.WatcherView``) sees it.
-GameViewSerializer = serializer_for(
-    "GameView",
-    flip.SeatView,
-    flip.WatcherView,
-    doc="The game as flip shows it to a seat (flip.view) or a watcher (flip.watcher_view, "
-    "seat null): generated from flip.SeatView and flip.WatcherView.",
+def _prefix(game: str) -> str:
+    """Flip's components keep the names they had before there were several games."""
+    return "" if game == rulesets.DEFAULT_GAME else game.capitalize()
+
+
+def game_view_serializers() -> list[type[serializers.Serializer[Any]]]:
+    """Each game's view (a seat's or a watcher's), one serializer per game."""
+    out = []
+    for rules in rulesets.rulesets():
+        prefix = _prefix(rules.id)
+        out.append(
+            serializer_for(
+                f"{prefix}GameView",
+                *rules.view_types,
+                prefix=prefix,
+                doc=f"{rules.name} as it shows itself to a seat or a watcher (seat null): "
+                f"generated from the game's own types.",
+            )
+        )
+    return out
+
+
+#: The game as a seat or a watcher sees it: one shape per game.
+GameViewSerializer = PolymorphicProxySerializer(
+    component_name="AnyGameView",
+    serializers=game_view_serializers,
+    resource_type_field_name=None,
+    allow_null=True,
+    help_text="Your seat's view, or the watcher view (seat null); null in the lobby.",
 )
+
+
+def options_serializer(rules: Any) -> type[serializers.Serializer[Any]]:
+    """A game's options (``Ruleset.options``) as a serializer, for the schema and the
+    create request's ``options`` object: each option with its default and bounds."""
+    name = f"{rules.id.capitalize()}Options"
+    if name in _generated:
+        return _generated[name]
+    attrs: dict[str, Any] = {
+        "__doc__": f"The options of {rules.name}; each one left out takes its default.",
+        "__module__": __name__,
+    }
+    for spec in rules.options:
+        text = f"{spec.sentence} Default: {spec.default!r}."
+        common: dict[str, Any] = {"required": False, "help_text": text}
+        if spec.kind == "bool":
+            attrs[spec.name] = StrictBooleanField(**common)
+        elif spec.choices:
+            attrs[spec.name] = StrictChoiceField(choices=list(spec.choices), **common)
+        else:
+            attrs[spec.name] = StrictIntegerField(
+                min_value=spec.minimum, max_value=spec.maximum, **common
+            )
+    generated = type(name, (serializers.Serializer,), attrs)
+    _generated[name] = generated
+    return generated
+
+
+#: A table's ``options``: one shape per game.
+GameOptionsSerializer = PolymorphicProxySerializer(
+    component_name="AnyGameOptions",
+    serializers=lambda: [options_serializer(rules) for rules in rulesets.rulesets()],
+    resource_type_field_name=None,
+)
+
+
+#: Flip's options that its table requests may also give as top-level fields, as they did
+#: before there were several games (each the same as ``options.<name>``).
+TOP_LEVEL_OPTIONS = ("two_seat_reverse_skips", "scoring", "target")
+
+
+def table_inputs(
+    table: type[serializers.Serializer[Any]], modes: dict[str, type[serializers.Serializer[Any]]]
+) -> dict[tuple[str, str], type[serializers.Serializer[Any]]]:
+    """The body of a new table for each game and mode: the table's fields, the mode's,
+    ``game`` and the game's ``options`` (``options_serializer``)."""
+    out: dict[tuple[str, str], type[serializers.Serializer[Any]]] = {}
+    for rules in rulesets.rulesets():
+        default = rules.id == rulesets.DEFAULT_GAME
+        options = options_serializer(rules)
+        attrs: dict[str, Any] = {
+            "__module__": __name__,
+            "game": StrictChoiceField(
+                choices=[rules.id],
+                required=not default,
+                default=rules.id if default else serializers.empty,
+                help_text=f"{rules.id}: {rules.name}" + (" (the default)." if default else "."),
+            ),
+            "options": options(required=False),
+        }
+        if default:
+            fields = options().fields
+            for name in TOP_LEVEL_OPTIONS:
+                field = copy.deepcopy(fields[name])
+                field.help_text = f"The same as options.{name}."
+                attrs[name] = field
+        for mode, fields_of_mode in modes.items():
+            name = f"{_prefix(rules.id) or 'Flip'}{_camel(mode)}TableInput"
+            doc = f"A {mode.replace('_', '-')} table of {rules.name}. {fields_of_mode.__doc__}"
+            generated = type(name, (table, fields_of_mode), {**attrs, "__doc__": doc})
+            out[rules.id, mode] = extend_schema_serializer(component_name=name)(generated)
+    return out
+
+
+def _camel(words: str) -> str:
+    return "".join(part.capitalize() for part in words.split("_"))

@@ -22,7 +22,7 @@ from games.apis.tables import TableActionApi, TableListApi
 Case = tuple[type[serializers.Serializer[Any]], Any, bool]
 
 ACTION = TableActionApi.InputSerializer
-TURN = TableListApi.TurnByTurnInput
+TURN = TableListApi.create_inputs["flip", "turn_by_turn"]
 LONG = "x" * 65
 
 CASES: list[Case] = [

@@ -45,10 +45,14 @@ def test_refusal_sentences_are_the_rules_own() -> None:
         assert selectors.refusal_sentence(code) == sentence
 
 
-def test_each_side_has_its_four_colours_and_their_symbols() -> None:
-    assert selectors.side_colors("light") == ["red", "yellow", "green", "blue"]
-    assert selectors.side_colors("dark") == ["magenta", "cyan", "orange", "purple"]
-    assert [selectors.color_symbol(c) for c in selectors.side_colors("dark")] == [
+def test_each_colour_has_its_symbol() -> None:
+    assert [selectors.color_symbol(c) for c in ("red", "yellow", "green", "blue")] == [
+        "flame",
+        "sun",
+        "leaf",
+        "wave",
+    ]
+    assert [selectors.color_symbol(c) for c in ("magenta", "cyan", "orange", "purple")] == [
         "moon",
         "gem",
         "bolt",

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 
 import flip
+from flip.ruleset import FlipRuleset
 from games import services
 from games.models import Connection, Move, Table
 from tests.factories import first_legal_request, make_user, start_table, table_changes_heard
@@ -70,14 +71,14 @@ def test_a_timeout_that_fails_leaves_its_table_to_the_single_job_and_the_others_
     with time_machine.travel(T0, tick=False) as clock:
         first, second = late_tables(2)
         clock.shift(timedelta(hours=12))
-        real = flip.timeout_action
+        real = FlipRuleset.timeout_action
 
-        def timeout_action(state: flip.GameState) -> flip.Action:
+        def timeout_action(self: FlipRuleset, state: flip.GameState) -> flip.Action:
             if state.seed == flip.GameState.from_dict(first.state or {}).seed:
                 raise RuntimeError("an engine bug")
-            return real(state)
+            return real(self, state)
 
-        monkeypatch.setattr(flip, "timeout_action", timeout_action)
+        monkeypatch.setattr(FlipRuleset, "timeout_action", timeout_action)
         page = services.tables_timeout_batch(due=[(first.pk, first.turn), (second.pk, second.turn)])
     assert [done.result.table.pk for done in page.applied] == [second.pk]
     assert page.singly == [(first.pk, first.turn)]

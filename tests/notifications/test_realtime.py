@@ -16,7 +16,7 @@ import time_machine
 from django.test import override_settings
 
 import flip
-from flip import realtime
+from tabletop import realtime
 from games import selectors
 from games import services as games
 from games.errors import Conflict, StaleSequence

@@ -22,7 +22,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 import flip
-from flip import realtime
+from tabletop import realtime
 from games import selectors
 from games import services as games
 from games.models import Move, Seat, Table

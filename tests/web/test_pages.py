@@ -144,10 +144,14 @@ def test_a_table_opens_with_every_option_of_the_form() -> None:
     )
     table = Table.objects.get(pk=table_id)
     assert (table.seat_count, table.turn_hours, table.timeout_policy) == (10, 72, "leave")
-    assert (table.scoring, table.target) == ("target", 1000)
-    assert table.two_seat_reverse_skips is False and table.allow_watchers is True
+    assert (table.options["scoring"], table.options["target"]) == ("target", 1000)
+    assert table.options["two_seat_reverse_skips"] is False and table.allow_watchers is True
     single = Table.objects.get(pk=new_table(host, scoring="single"))
-    assert (single.scoring, single.two_seat_reverse_skips, single.allow_watchers) == (
+    assert (
+        single.options["scoring"],
+        single.options["two_seat_reverse_skips"],
+        single.allow_watchers,
+    ) == (
         "single",
         True,
         False,

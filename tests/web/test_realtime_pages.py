@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.test import Client
 
-from flip import realtime
+from tabletop import realtime
 from games import services
 from games.models import Seat, Table
 from tests.factories import start_table

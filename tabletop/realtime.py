@@ -1,9 +1,10 @@
 """Real-time play: the move timers, strikes and the seat held after a disconnect.
 
-The specification ("Time limits", "If you disconnect") and PRODUCT.md rulings
-17 and 18. These rules decide nothing about the cards: a timed-out turn is
-played with ``timeout_action`` like any other, and a seat played by a bot is
-played through the seat's own view. What is decided here is who makes a
+The same in the texts of both games ("Time limits", "If you disconnect") and
+PRODUCT.md rulings 17 and 18, so it lives here, once. These rules decide
+nothing about the cards: a timed-out turn is played with ``timeout_action``
+like any other, and a seat played by a bot is played through the seat's own
+view. What is decided here is who makes a
 seat's decisions and when a player loses the seat.
 
 >>> MOVE_TIMERS["fast"]
