@@ -41,7 +41,7 @@ BEGIN = "<!-- transcript: written by scripts/api_transcript.py; do not edit by h
 END = "<!-- end of transcript -->"
 SEED = "api-transcript"
 SHOWN_HEADERS = ("etag", "idempotent-replayed", "retry-after")
-VARIABLES = ("API", "ALICE", "BOB", "TABLE", "LINK")
+VARIABLES = ("API", "ALICE", "BOB", "TABLE", "LINK", "CLASSIC")
 JSON = "-H 'Content-Type: application/json'"
 AS_ALICE = '-H "Authorization: Token $ALICE"'
 AS_BOB = '-H "Authorization: Token $BOB"'
@@ -89,6 +89,65 @@ while True:
     faces = [e.get("face") or ",".join(e.get("faces", [])) or e["type"] for e in move["events"]]
     print(move["seq"], name, body["type"], *faces)
 EOF"""
+
+
+#: The classic game's moves, as any client plays them: each player fetches their view and
+#: sends the first of their legal actions (its first colour, its first target). With
+#: ``until_penalty`` the loop stops once a draw penalty waits for a player (stacking).
+PLAY_CLASSIC = """python3 - "$API" "$CLASSIC" "$ALICE" "$BOB" {until} <<'EOF'
+import json, sys, urllib.request
+
+api, table, alice, bob, until = sys.argv[1:]
+players = {{"alice": alice, "bob": bob}}
+
+def call(method, path, token, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(api + path, data, method=method, headers={{
+        "Authorization": "Token " + token, "Content-Type": "application/json"}})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+names = {{s["number"]: s["username"] for s in call("GET", f"/tables/{{table}}/", alice)["seats"]}}
+while True:
+    view = call("GET", f"/tables/{{table}}/view/", alice)
+    game = view["game"]
+    if view["status"] != "active":
+        print("the game is", view["status"])
+        break
+    if until == "penalty" and game["penalty"]:
+        print("a penalty of", game["penalty"], "waits for", names[game["to_act"]])
+        break
+    name = names[game["to_act"]]
+    view = call("GET", f"/tables/{{table}}/view/", players[name])
+    legal = view["game"]["legal_actions"][0]
+    body = {{"type": legal["type"], "expected_seq": view["seq"]}}
+    for key, many in (("card", None), ("color", "colors"), ("target", "targets")):
+        if key in legal:
+            body[key] = legal[key]
+        elif many in legal:
+            body[key] = legal[many][0]
+    move = call("POST", f"/tables/{{table}}/actions/", players[name], body)
+    shown = [e.get("face") or e["type"] for e in move["events"] if e["type"] != "shuffle"]
+    print(move["seq"], name, body["type"], *shown)
+EOF"""
+
+
+def _take_penalty(named: dict[str, str]) -> str:
+    view = _json_of(named["penalty_view"])
+    who = AS_BOB if view["game"]["seat"] == 1 else AS_ALICE
+    return (
+        f'curl -si -X POST "$API/tables/$CLASSIC/actions/" {who} {JSON} '
+        '-d \'{"type": "take_penalty"}\''
+    )
+
+
+def _penalty_view(named: dict[str, str]) -> str:
+    lines = named["until_penalty"].strip().splitlines()
+    if not lines or not lines[-1].startswith("a penalty of"):
+        raise SystemExit(f"no penalty came to wait: {named['until_penalty']!r}")
+    waiting = lines[-1]
+    who = AS_BOB if waiting.endswith("bob") else AS_ALICE
+    return f'curl -si "$API/tables/$CLASSIC/view/" {who}'
 
 
 def _handle_that_does_not_match(named: dict[str, str]) -> str:
@@ -253,6 +312,59 @@ STEPS = [
     ),
     Step("", f'curl -si "$API/tables/$TABLE/log/?after=2" {AS_BOB}', trim=3),
     Step("", f'curl -si "$API/tables/$TABLE/record/" {AS_ALICE}', trim=6),
+    Step(
+        "### Classic Wild Cards, with stacking\n\nThe same service plays classic Wild Cards "
+        "(`game` `wildcards`) with its house rules, each an option of the table: stacking "
+        "draw cards, the 7-0 swap, jump-in and draw until playable. Alice opens a two-seat "
+        "table with all four and a target of 100 points, and keeps its id in `$CLASSIC`; the "
+        "answer names the game and every option, defaults included:",
+        f'curl -si -X POST "$API/tables/" {AS_ALICE} {JSON} -d \'{{"game": "wildcards", '
+        '"seat_count": 2, "options": {"stacking": true, "seven_zero": true, "jump_in": true, '
+        '"draw_until_playable": true, "scoring": "target", "target": 100}}\'',
+    ),
+    Step(
+        "",
+        f'CLASSIC=$(curl -s "$API/tables/?mine=true&status=lobby" {AS_ALICE} '
+        '| python3 -c \'import json, sys; print(json.load(sys.stdin)["results"][0]["id"])\'); '
+        'echo "$CLASSIC"',
+    ),
+    Step(
+        "A target the game does not allow is refused with the option's name and the rule:",
+        f'curl -si -X POST "$API/tables/" {AS_ALICE} {JSON} -d \'{{"game": "wildcards", '
+        '"seat_count": 2, "options": {"target": 20}}\'',
+    ),
+    Step(
+        "Bob joins and Alice deals:",
+        f'curl -s -o /dev/null -w "%{{http_code}}\\n" -X POST "$API/tables/$CLASSIC/join/" '
+        f"{AS_BOB}; "
+        f'curl -s -o /dev/null -w "%{{http_code}}\\n" -X POST "$API/tables/$CLASSIC/start/" '
+        f"{AS_ALICE}",
+    ),
+    Step(
+        "They play the first of their legal actions until a Draw 2 or a Wild Draw 4 leaves a "
+        "penalty waiting:",
+        PLAY_CLASSIC.format(until="penalty"),
+        name="until_penalty",
+    ),
+    Step(
+        "With stacking on, the penalty waits for its player: their view says how many cards "
+        "(`penalty`, and `pending` of type `penalty`), and their legal actions are only the "
+        "cards that answer it and `take_penalty`; a draw or a pass would be refused "
+        "`penalty_waiting`:",
+        _penalty_view,
+        trim=10,
+        name="penalty_view",
+    ),
+    Step("They take it: the cards are drawn and the turn passes.", _take_penalty, trim=6),
+    Step(
+        "The rest of the game, one line per move:",
+        PLAY_CLASSIC.format(until="end"),
+    ),
+    Step(
+        "The final ranking and the record, which replays with `wildcards.replay`:",
+        f'curl -si "$API/tables/$CLASSIC/view/" {AS_ALICE}',
+        trim=6,
+    ),
     Step(
         "### Tokens and logging out\n\nAlice lists her tokens (names and prefixes only), "
         "then logs out, which revokes the token the request carried:",

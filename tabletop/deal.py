@@ -14,7 +14,8 @@ def deal(pile: list[T], active: Sequence[bool], dealer: int, cards_each: int) ->
     """Deal ``cards_each`` rounds of one card from the top of ``pile`` (its end).
 
     The first card goes to the seat after ``dealer`` that is still in the game,
-    clockwise; seats that left get nothing. ``pile`` loses the dealt cards.
+    clockwise; seats that left get nothing. ``pile`` loses the dealt cards;
+    ``ValueError`` (and ``pile`` untouched) when it holds too few.
 
     >>> pile = [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]   # top is the end
     >>> deal(pile, [True, True, True], dealer=0, cards_each=2)
@@ -24,7 +25,17 @@ def deal(pile: list[T], active: Sequence[bool], dealer: int, cards_each: int) ->
     """
     hands: list[list[T]] = [[] for _ in active]
     order = in_game_order(active, next_in_game(active, dealer))
-    for _ in range(cards_each):
-        for seat in order:
-            hands[seat].append(pile.pop())
+    players = len(order)
+    taken = cards_each * players
+    if taken > len(pile):
+        raise ValueError(f"a deal of {taken} cards from a pile of {len(pile)}")
+    if not taken:
+        return hands
+    # Sliced, not popped card by card: the same hands (the k-th card off the
+    # top goes to seat order[k % players]), in a few C calls (a game deals at
+    # every round, and short games spend a good part of their time here).
+    dealt = pile[: -taken - 1 : -1]  # the top cards, top first
+    del pile[-taken:]
+    for position, seat in enumerate(order):
+        hands[seat] = dealt[position::players]
     return hands

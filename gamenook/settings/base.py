@@ -369,7 +369,7 @@ GAMENOOK_REALTIME_GRACE_SECONDS = env.float("GAMENOOK_REALTIME_GRACE_SECONDS", d
 
 # The games the service hosts: each a ruleset (tabletop.ruleset.Ruleset), found by its
 # dotted path (games.rulesets). The first is the default of a new table.
-GAMENOOK_GAMES = ["flip.ruleset.RULESET"]
+GAMENOOK_GAMES = ["flip.ruleset.RULESET", "wildcards.ruleset.RULESET"]
 
 # Every new game deals from this seed instead of a random one (docs/api.md's transcript).
 # Only the local settings read it from the environment; anywhere else it stays empty.

@@ -1,0 +1,219 @@
+"""The one state value that holds a whole game, and its options.
+
+Piles are lists ordered bottom to top: the top card is ``pile[-1]`` and a
+draw is ``pile.pop()``. A ``GameState`` round-trips through ``to_dict`` and
+``from_dict`` (plain JSON types) without loss; snapshots carry
+``SNAPSHOT_VERSION`` so a later shape can upgrade older ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from .cards import NO_CARD, NO_COLOR
+from .types import OptionsDict, Pending, RankingEntry, RoundResult, Scoring
+
+if TYPE_CHECKING:
+    from .actions import Action
+    from .views import HandleMemo
+
+SINGLE_ROUND: Final[Scoring] = "single"
+TARGET: Final[Scoring] = "target"
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 10
+MIN_TARGET: Final = 50
+MAX_TARGET: Final = 5000
+
+PENDING_COLOR: Final[Pending] = "choose_color"  # a Wild starter: the first player names it
+PENDING_DRAWN: Final[Pending] = "play_drawn"  # the card just drawn is playable: play it
+PENDING_PENALTY: Final[Pending] = "penalty"  # stacking: answer the penalty or take it
+
+SNAPSHOT_VERSION: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Fixed when the table is set up (R30); they apply to everyone for the whole game."""
+
+    seats: int = 4
+    scoring: Scoring = SINGLE_ROUND
+    target: int = 500
+    stacking: bool = False
+    seven_zero: bool = False
+    jump_in: bool = False
+    draw_until_playable: bool = False
+    first_dealer: int = 0
+
+    def __post_init__(self) -> None:
+        if type(self.seats) is not int or not MIN_SEATS <= self.seats <= MAX_SEATS:
+            raise ValueError("a table has 2 to 10 seats")
+        if self.scoring not in (SINGLE_ROUND, TARGET):
+            raise ValueError("scoring is 'single' or 'target'")
+        if type(self.target) is not int or not MIN_TARGET <= self.target <= MAX_TARGET:
+            raise ValueError("the target score is a whole number from 50 to 5000")
+        for name in ("stacking", "seven_zero", "jump_in", "draw_until_playable"):
+            if type(getattr(self, name)) is not bool:
+                raise ValueError(f"{name} is true or false")
+        if type(self.first_dealer) is not int or not 0 <= self.first_dealer < self.seats:
+            raise ValueError("the first dealer is one of the table's seats")
+
+    def to_dict(self) -> OptionsDict:
+        return {
+            "seats": self.seats,
+            "scoring": self.scoring,
+            "target": self.target,
+            "stacking": self.stacking,
+            "seven_zero": self.seven_zero,
+            "jump_in": self.jump_in,
+            "draw_until_playable": self.draw_until_playable,
+            "first_dealer": self.first_dealer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Options:
+        """Options back from ``to_dict`` (missing keys take their defaults)."""
+        return cls(**{k: v for k, v in data.items() if k in _OPTION_NAMES})
+
+
+_OPTION_NAMES: Final = frozenset(Options.__dataclass_fields__)
+
+
+@dataclass(slots=True)
+class GameState:
+    """Everything about one game. Treat a state you did not create as read-only.
+
+    ``seed`` is secret while the game runs: it keys shuffles and handles.
+    ``shuffles`` counts the shuffles made, so each draws from its own stream.
+    ``window``: the jump-in window (R16) is open. ``penalty``: the cards a
+    waiting penalty (stacking) makes its victim draw. ``exchanges``: the 7-0
+    hand exchanges this round, part of the handles' key so that a handle
+    cannot follow a card from hand to hand.
+    """
+
+    options: Options
+    seed: str
+    shuffles: int = 0
+    round: int = 0
+    dealer: int = 0
+    hands: list[list[int]] = field(default_factory=list)
+    draw: list[int] = field(default_factory=list)
+    discard: list[int] = field(default_factory=list)
+    color: int = NO_COLOR
+    direction: int = 1
+    current: int = 0
+    pending: Pending | None = None
+    drawn: int = NO_CARD
+    penalty: int = 0
+    window: bool = False
+    active: list[bool] = field(default_factory=list)
+    passed: list[int] = field(default_factory=list)
+    turn: int = 0
+    exchanges: int = 0
+    actions: int = 0
+    over: bool = False
+    winner: int | None = None
+    scores: list[int] = field(default_factory=list)
+    results: list[RoundResult] = field(default_factory=list)
+    ranking: list[RankingEntry] = field(default_factory=list)
+    left_order: list[int] = field(default_factory=list)
+    left_points: list[int | None] = field(default_factory=list)
+    #: The handles of the round and exchange the views last used; never saved
+    #: or compared, shared by copies (a handle is a function of those and the seed).
+    handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
+    #: ``(actions, seat, legal actions)``: what ``view`` computed for a seat, so
+    #: that ``legal_actions`` right after it (a bot, a benchmark) need not do it
+    #: again. Valid while ``actions`` is unchanged: every action counts, but a
+    #: state changed by hand must call ``forget_legal()``. Never saved or compared.
+    legal_memo: tuple[int, int, tuple[Action, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def copy(self) -> GameState:
+        """A copy that shares nothing mutable with this state (results and
+        ranking entries are never changed once written, so they are shared)."""
+        c = GameState.__new__(GameState)
+        for name in _SCALARS:
+            object.__setattr__(c, name, getattr(self, name))
+        for name in _LISTS:
+            object.__setattr__(c, name, getattr(self, name)[:])
+        c.options = self.options
+        c.hands = [held[:] for held in self.hands]
+        c.handle_memo = self.handle_memo
+        c.legal_memo = None
+        return c
+
+    def to_dict(self) -> dict[str, Any]:
+        """The snapshot: plain JSON, ``from_dict`` gives the same state back."""
+        snapshot: dict[str, Any] = {"version": SNAPSHOT_VERSION, "options": self.options.to_dict()}
+        snapshot.update((name, getattr(self, name)) for name in _SCALARS)
+        snapshot.update((name, list(getattr(self, name))) for name in _LISTS)
+        snapshot["hands"] = [list(held) for held in self.hands]
+        snapshot["results"] = [_copy_result(r) for r in self.results]
+        snapshot["ranking"] = [dict(entry) for entry in self.ranking]
+        return snapshot
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameState:
+        """The state ``to_dict`` wrote; ``ValueError`` for an unknown version."""
+        if data.get("version") != SNAPSHOT_VERSION:
+            raise ValueError(f"unknown wildcards snapshot version {data.get('version')!r}")
+        state = cls(options=Options.from_dict(data["options"]), seed=data["seed"])
+        for name in _SCALARS:
+            setattr(state, name, data[name])
+        for name in _LISTS:
+            setattr(state, name, list(data[name]))
+        state.hands = [list(held) for held in data["hands"]]
+        state.results = [_copy_result(r) for r in data["results"]]
+        state.ranking = [_copy_entry(entry) for entry in data["ranking"]]
+        return state
+
+    @property
+    def seats(self) -> int:
+        """How many seats the table has (``tabletop.ruleset.GameState``)."""
+        return self.options.seats
+
+    @property
+    def players_left(self) -> int:
+        """How many players are still in the game (R8's "two players" counts these)."""
+        return self.active.count(True)
+
+    def forget_legal(self) -> None:
+        """Forget ``legal_memo``: call it after changing a state by hand."""
+        self.legal_memo = None
+
+
+#: The fields a snapshot holds as they are, and those that are flat lists (copied).
+_SCALARS: Final = (
+    "seed", "shuffles", "round", "dealer", "color", "direction", "current", "pending", "drawn",
+    "penalty", "window", "turn", "exchanges", "actions", "over", "winner",
+)  # fmt: skip
+_LISTS: Final = (
+    "draw", "discard", "active", "passed", "scores", "left_points", "left_order", "results",
+    "ranking",
+)  # fmt: skip
+
+
+def _copy_entry(entry: Mapping[str, Any]) -> RankingEntry:
+    return RankingEntry(
+        seat=entry["seat"],
+        rank=entry["rank"],
+        score=entry["score"],
+        left=entry["left"],
+        points_in_hand=entry["points_in_hand"],
+    )
+
+
+def _copy_result(result: Mapping[str, Any]) -> RoundResult:
+    return {
+        "round": result["round"],
+        "winner": result["winner"],
+        "points": result["points"],
+        "blocked": result["blocked"],
+        "interrupted": result["interrupted"],
+        "hands": [
+            {"seat": h["seat"], "cards": list(h["cards"]), "points": h["points"]}
+            for h in result["hands"]
+        ],
+    }
