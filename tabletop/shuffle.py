@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import lt, mod
 from typing import Final, TypeVar
 
 T = TypeVar("T")
@@ -39,9 +40,20 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
     """
     order = list(items)
     key = b"%s:%s:%d" % (domain, seed.encode(), number)
-    words = _words(key, len(order) + _SPARE_WORDS)
+    count = len(order)
+    if count < 2:  # noqa: PLR2004 (nothing to swap)
+        return order
+    unpack, limits, bounds, positions = _tables(count)
+    words = unpack(hashlib.shake_128(key).digest(4 * (count + _SPARE_WORDS)))
+    if not any(map(lt, words, limits)):
+        # No word passed over (all but about one shuffle of a deck in a million): word k
+        # is position n-1-k's, and every draw is one C call over the words.
+        for i, j in zip(positions, map(mod, words, bounds), strict=False):
+            order[i], order[j] = order[j], order[i]
+        return order
+    words = _words(key, count + _SPARE_WORDS)
     at = 0
-    for i in range(len(order) - 1, 0, -1):
+    for i in range(count - 1, 0, -1):
         while True:
             if at == len(words):  # more passed over than the spare words
                 words = _words(key, 2 * len(words))
@@ -52,6 +64,24 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
         j = word % (i + 1)
         order[i], order[j] = order[j], order[i]
     return order
+
+
+#: For a count of items: the words' unpacker, and for positions n-1 down to 1 the
+#: word below which a draw is passed over, the bound of the draw, the position.
+_Tables = tuple[Callable[[bytes], tuple[int, ...]], tuple[int, ...], tuple[int, ...], range]
+_TABLES: dict[int, _Tables] = {}
+
+
+def _tables(count: int) -> _Tables:
+    tables = _TABLES.get(count)
+    if tables is None:
+        tables = _TABLES[count] = (
+            struct.Struct(f"<{count + _SPARE_WORDS}I").unpack,
+            tuple(_WORDS % (i + 1) for i in range(count - 1, 0, -1)),
+            tuple(range(count, 1, -1)),
+            range(count - 1, 0, -1),
+        )
+    return tables
 
 
 def _words(key: bytes, count: int) -> tuple[int, ...]:
