@@ -13,13 +13,27 @@ any generator: pass the recorded orders as ``shuffles=`` instead.
 
 from __future__ import annotations
 
-import hashlib
-import struct
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from . import history as hist
+from tabletop.deal import deal
+from tabletop.ranking import shared_ranks
+from tabletop.seats import next_in_game
+from tabletop.shuffle import shuffled as _shuffled
+
+from . import journal
+from .actions import (
+    ACTION_TYPES,
+    CHOOSE_COLOR,
+    DRAW,
+    DRAW_ACTION,
+    LEAVE,
+    LEAVE_ACTION,
+    PASS,
+    PASS_ACTION,
+    PLAY,
+    Action,
+)
 from .cards import (
     CARDS_BY_FACE,
     COLOR_OF,
@@ -52,8 +66,6 @@ from .cards import (
 from .errors import RuleError
 from .state import PENDING_COLOR, PENDING_DRAWN, SINGLE_ROUND, GameState, Options
 from .types import (
-    ActionDict,
-    ActionType,
     Card,
     DrawEvent,
     DrawReason,
@@ -66,13 +78,6 @@ from .types import (
     ShuffleReason,
 )
 
-PLAY: Final[ActionType] = "play"
-DRAW: Final[ActionType] = "draw"
-CHOOSE_COLOR: Final[ActionType] = "choose_color"
-PASS: Final[ActionType] = "pass"  # noqa: S105 (an action's name, not a password)
-LEAVE: Final[ActionType] = "leave"
-ACTION_TYPES: Final[tuple[ActionType, ...]] = (PLAY, DRAW, CHOOSE_COLOR, PASS, LEAVE)
-
 HAND_SIZE: Final = 7
 #: "Two players" of the specification: two still in the round, whatever the table's size.
 TWO_PLAYERS: Final = 2
@@ -82,39 +87,6 @@ CardT = TypeVar("CardT", bound=int)
 
 #: Every seat number as a ``Seat``, so seat arithmetic stays typed without a call.
 SEATS: Final[tuple[Seat, ...]] = tuple(Seat(i) for i in range(10))
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One thing a seat does. ``card`` (``NO_CARD``) and ``color`` (``NO_COLOR``)
-    are -1 when not used; ``color`` is a colour number (``flip.COLORS``)."""
-
-    type: ActionType
-    card: Card = NO_CARD
-    color: int = NO_COLOR
-
-    def to_dict(self) -> ActionDict:
-        data: ActionDict = {"type": self.type}
-        if self.card >= 0:
-            data["card"] = self.card
-        if self.color != NO_COLOR:
-            data["color"] = COLORS[self.color]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: ActionDict) -> Action:
-        """The action ``to_dict`` wrote (a game record's or the move log's)."""
-        color = data.get("color")
-        return cls(
-            type=data["type"],
-            card=data.get("card", NO_CARD),
-            color=NO_COLOR if color is None else COLORS.index(color),
-        )
-
-
-DRAW_ACTION: Final = Action(DRAW)
-PASS_ACTION: Final = Action(PASS)
-LEAVE_ACTION: Final = Action(LEAVE)
 
 
 class _Shuffler:
@@ -147,48 +119,23 @@ class _Shuffler:
 _SEEDED: Final = _Shuffler(None)
 
 
+#: Flip's shuffles: no other game's shuffles draw from the same stream.
+SHUFFLE_DOMAIN: Final = b"flip shuffle"
+
+
 def shuffled(cards: Sequence[Card], seed: str, number: int) -> list[Card]:
     """``cards`` in a uniformly random order, from the game's seed and the shuffle's number.
 
-    Fisher and Yates's shuffle: from the last position down to the second,
-    each position takes the card at a position drawn uniformly from itself
-    and those below. The draws read 32-bit words, in turn, of a SHAKE-128
-    output keyed by the seed and the shuffle's number. A word below
-    ``2**32 % (i + 1)`` would make some positions likelier than others and
-    is passed over for the next (fewer than one shuffle of the deck in a
-    million passes one over), so every order is equally likely.
+    ``tabletop.shuffle.shuffled`` in Flip's domain: Fisher and Yates's
+    shuffle reading SHAKE-128 keyed by ``flip shuffle``, the seed and the
+    number, every order equally likely.
 
     >>> shuffled([1, 2, 3, 4, 5], "doc", 0) == shuffled([1, 2, 3, 4, 5], "doc", 0)
     True
     >>> sorted(shuffled([1, 2, 3, 4, 5], "doc", 1))
     [1, 2, 3, 4, 5]
     """
-    order = list(cards)
-    key = b"flip shuffle:%s:%d" % (seed.encode(), number)
-    words = _words(key, len(order) + _SPARE_WORDS)
-    at = 0
-    for i in range(len(order) - 1, 0, -1):
-        while True:
-            if at == len(words):  # more passed over than the spare words
-                words = _words(key, 2 * len(words))
-            word = words[at]
-            at += 1
-            if word >= _WORDS % (i + 1):
-                break
-        j = word % (i + 1)
-        order[i], order[j] = order[j], order[i]
-    return order
-
-
-#: How many 32-bit words there are; the words a shuffle reads beyond one per position.
-_WORDS: Final = 2**32
-_SPARE_WORDS: Final = 8
-
-
-def _words(key: bytes, count: int) -> tuple[int, ...]:
-    """The first ``count`` 32-bit words (little-endian) of SHAKE-128's output for ``key``."""
-    words: tuple[int, ...] = struct.unpack(f"<{count}I", hashlib.shake_128(key).digest(4 * count))
-    return words
+    return _shuffled(cards, seed, number, domain=SHUFFLE_DOMAIN)
 
 
 # ----------------------------------------------------------------------------
@@ -229,21 +176,12 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.pending = None
     s.drawn = NO_CARD
     s.passed = []
-    n = s.options.seats
-    hands: list[list[Card]] = [[] for _ in range(n)]
-    s.hands = hands
     s.draw = shuffler.shuffle(s, list(DECK), "deal", events)
     first = _next(s, s.dealer)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     # One card at a time round the table, from the seat after the dealer
     # (play goes clockwise at a deal).
-    active = s.active
-    order = [SEATS[(first + i) % n] for i in range(n) if active[(first + i) % n]]
-    players = len(order)
-    dealt = s.draw[: -HAND_SIZE * players - 1 : -1]  # the top cards, top first
-    del s.draw[-HAND_SIZE * players :]
-    for position, seat in enumerate(order):
-        hands[seat] = dealt[position::players]
+    s.hands = deal(s.draw, s.active, s.dealer, HAND_SIZE)
     while True:
         starter = s.draw.pop()
         kind = KIND_OF[LIGHT][starter]
@@ -254,7 +192,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         s.draw.append(starter)
         s.draw = shuffler.shuffle(s, s.draw, "starter", events)
     s.discard = [starter]
-    s.history = [hist.entry(hist.STARTER, 0, starter)]  # the new round's public record
+    s.history = [journal.entry(journal.STARTER, 0, starter)]  # the new round's public record
     events.append({"type": "starter", "card": starter})
     s.turn += 1
     s.color = COLOR_OF[LIGHT][starter]
@@ -674,10 +612,10 @@ def apply(
     return s, advance(s, SEATS[seat], action, shuffles)
 
 
-# History entries' leading bits, as ``hist.entry`` computes them.
-_H_PLAY: Final = hist.PLAY * 16
-_H_DRAW: Final = hist.DRAW * 16
-_H_PENALTY: Final = hist.PENALTY * 16
+# History entries' leading bits, as ``journal.entry`` computes them.
+_H_PLAY: Final = journal.PLAY * 16
+_H_DRAW: Final = journal.DRAW * 16
+_H_PENALTY: Final = journal.PENALTY * 16
 _NO_EFFECT: Final = frozenset({NUMBER, WILD, DARK_WILD})
 # The two commonest events are copies of these (a copy and three stores cost less than a
 # new dict of four keys); the draw's "cards" is always replaced, never shared.
@@ -794,13 +732,20 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
     elif kind == CHOOSE_COLOR:
         s.color = action.color
         s.pending = None
-        hist.note(s, hist.CHOOSE, who, 0, action.color)
+        _note(s, journal.CHOOSE, who, 0, action.color)
         events.append({"type": "choose_color", "seat": who, "color": COLORS[action.color]})
     elif kind == PASS:
         _pass(s, who, shuffler, events)
     else:
         _leave(s, who, shuffler, events)
     return events
+
+
+def _note(s: GameState, kind: int, seat: int = 0, card: int = 0, color: int = 0) -> None:
+    """Append one entry to the round's record (nothing when it is not kept)."""
+    record = s.history
+    if record is not None:
+        record.append(journal.entry(kind, seat, card, color))
 
 
 def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
@@ -812,7 +757,7 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> Card:
         rest = s.discard
         s.discard = [top]
         s.draw = shuffler.shuffle(s, rest, "reshuffle", events)
-        hist.note(s, hist.RESHUFFLE)
+        _note(s, journal.RESHUFFLE)
     return s.draw.pop()
 
 
@@ -899,7 +844,7 @@ def _flip(s: GameState, events: list[Event]) -> None:
 
 def _pass(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -> None:
     events.append({"type": "pass", "seat": seat})
-    hist.note(s, hist.PASS, seat)
+    _note(s, journal.PASS, seat)
     if seat not in s.passed:
         s.passed.append(seat)
     if _everyone_passed(s):
@@ -921,9 +866,9 @@ def _leave(s: GameState, seat: Seat, shuffler: _Shuffler, events: list[Event]) -
     s.hands[seat] = []
     s.active[seat] = False
     s.left_order.append(seat)
-    hist.note(s, hist.LEAVE, seat)
+    _note(s, journal.LEAVE, seat)
     for card in hand:
-        hist.note(s, hist.LEFT, seat, card)
+        _note(s, journal.LEFT, seat, card)
     if hand:
         # The hand went under the draw pile: there is something to draw again,
         # so earlier passes no longer make a blocked round (nothing to draw).
@@ -1002,7 +947,7 @@ def _block_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None
 
 def _next_round(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.direction = 1
-    s.dealer = _next(s, s.dealer)
+    s.dealer = SEATS[next_in_game(s.active, s.dealer)]
     _deal(s, shuffler, events)
 
 
@@ -1034,21 +979,16 @@ def ranking(s: GameState) -> list[RankingEntry]:
         key = (0 if s.active[seat] else 1, 0 if seat == s.winner else 1, -s.scores[seat], left)
         keyed.append((key, seat))
     keyed.sort()
-    out: list[RankingEntry] = []
-    for position, (key, seat) in enumerate(keyed):
-        rank = position + 1
-        if position and keyed[position - 1][0] == key:
-            rank = out[-1]["rank"]
-        out.append(
-            {
-                "seat": seat,
-                "rank": rank,
-                "score": s.scores[seat],
-                "left": not s.active[seat],
-                "points_in_hand": key[3],
-            }
-        )
-    return out
+    return [
+        {
+            "seat": seat,
+            "rank": rank,
+            "score": s.scores[seat],
+            "left": not s.active[seat],
+            "points_in_hand": key[3],
+        }
+        for (key, seat), (_, rank) in zip(keyed, shared_ranks(keyed), strict=True)
+    ]
 
 
 # ----------------------------------------------------------------------------
@@ -1128,9 +1068,12 @@ __all__ = [
     "CHOOSE_COLOR",
     "DARK",
     "DRAW",
+    "DRAW_ACTION",
     "LEAVE",
+    "LEAVE_ACTION",
     "LIGHT",
     "PASS",
+    "PASS_ACTION",
     "PLAY",
     "Action",
     "CardT",
@@ -1146,6 +1089,7 @@ __all__ = [
     "playable_cards",
     "preferred_color",
     "ranking",
+    "shuffled",
     "refusal",
     "shape_refusal",
     "timeout_action",

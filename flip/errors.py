@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from .types import ErrorDict, RefusalCode
+from tabletop.ruleset import RuleError as BaseRuleError
+
+from .types import RefusalCode
 
 #: code -> the sentence a person reads.
 # Keyed by str, not RefusalCode, so a code read from outside can be looked up;
@@ -52,17 +54,16 @@ REQUEST_MESSAGES: Final[dict[str, str]] = {
 }
 
 
-class RuleError(Exception):
+class RuleError(BaseRuleError):
     """The rules refuse an action. ``code`` is stable; ``message`` is for people.
+
+    Flip's own kind of ``tabletop.ruleset.RuleError``, so the service answers
+    it like any game's refusal; a code's sentence is Flip's (``MESSAGES``,
+    ``REQUEST_MESSAGES``) unless one is given.
 
     >>> RuleError("not_your_turn").as_dict()
     {'code': 'not_your_turn', 'detail': 'It is not your turn.'}
     """
 
     def __init__(self, code: RefusalCode, message: str | None = None) -> None:
-        self.code = code
-        self.message = message or MESSAGES.get(code) or REQUEST_MESSAGES.get(code, code)
-        super().__init__(f"{code}: {self.message}")
-
-    def as_dict(self) -> ErrorDict:
-        return {"code": self.code, "detail": self.message}
+        super().__init__(code, message or MESSAGES.get(code) or REQUEST_MESSAGES.get(code, code))

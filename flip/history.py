@@ -8,7 +8,7 @@ says a lot: the hand that drew held nothing playable at that moment.
 
 The engine keeps a compact record of the round in the state
 (``GameState.history``: one small integer per card moved or choice made,
-three characters each in a snapshot, reset by every deal) and
+three characters each in a snapshot, reset by every deal: ``flip.journal``) and
 ``public_history(state, seat)`` reads it for one seat, showing only what
 that seat saw: its own cards' active faces, every other card in a hand by
 the face it showed the seat (the inactive face), the piles' faces in play.
@@ -19,67 +19,24 @@ put both faces of the seat's own cards in one response.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any
 
 from .cards import CODE_OF, COLOR_OF, COLORS, FLIP, KIND_OF, LIGHT, NO_COLOR, SIDES, SORT_OF
-
-if TYPE_CHECKING:  # the state stores the record, so it imports this module
-    from .state import GameState
+from .journal import (
+    CHOOSE,
+    DRAW,
+    LEAVE,
+    LEFT,
+    PASS,
+    PENALTY,
+    PLAY,
+    RESHUFFLE,
+    STARTER,
+    entries,
+)
+from .state import GameState
 
 History = dict[str, Any]
-
-# Record entries: what happened, to whom, with which card and colour.
-STARTER: Final = 0
-PLAY: Final = 1
-DRAW: Final = 2  # a turn's draw: the hand held nothing playable
-PENALTY: Final = 3  # one card of a penalty
-CHOOSE: Final = 4
-PASS: Final = 5
-LEAVE: Final = 6
-LEFT: Final = 7  # one card of a leaving hand, right after its LEAVE
-RESHUFFLE: Final = 8
-
-# Three URL-safe characters per entry: 18 bits hold kind, seat, card, colour.
-_DIGITS: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
-_VALUE: Final = {ch: i for i, ch in enumerate(_DIGITS)}
-_WIDTH: Final = 3
-
-
-def entry(kind: int, seat: int = 0, card: int = 0, color: int = 0) -> int:
-    """One entry of a round's record: what happened, to whom, with which card and colour."""
-    return ((kind * 16 + seat) * 128 + card) * 8 + (color if color >= 0 else 0)
-
-
-def note(s: GameState, kind: int, seat: int = 0, card: int = 0, color: int = 0) -> None:
-    """Append one entry to the round's record (nothing when it is not kept)."""
-    record = s.history
-    if record is not None:
-        record.append(((kind * 16 + seat) * 128 + card) * 8 + (color if color >= 0 else 0))
-
-
-def encode(record: list[int]) -> str:
-    """The record as stored in a snapshot: three URL-safe characters an entry."""
-    digits = _DIGITS
-    return "".join(digits[v >> 12] + digits[(v >> 6) & 63] + digits[v & 63] for v in record)
-
-
-def decode(text: str) -> list[int]:
-    """The record ``encode`` wrote; ``ValueError`` for anything else."""
-    if len(text) % _WIDTH:
-        raise ValueError("a round's record has three characters an entry")
-    value = _VALUE
-    try:
-        return [
-            (value[text[i]] << 12) | (value[text[i + 1]] << 6) | value[text[i + 2]]
-            for i in range(0, len(text), _WIDTH)
-        ]
-    except KeyError:
-        raise ValueError("a round's record holds a character it never writes") from None
-
-
-def entries(record: list[int]) -> list[tuple[int, int, int, int]]:
-    """The record's entries as (kind, seat, card, colour)."""
-    return [(v >> 14, (v >> 10) & 15, (v >> 3) & 127, v & 7) for v in record]
 
 
 def _sorted_codes(cards: list[int], side: int) -> list[str]:
@@ -255,4 +212,4 @@ def public_history(s: GameState, seat: int) -> History | None:
     }
 
 
-__all__ = ["History", "note", "public_history"]
+__all__ = ["History", "entries", "public_history"]

@@ -6,25 +6,25 @@ each deal, each starter reshuffle and each reshuffle of the discard pile, top
 card first), and every action in order with its seat and source (and, for a
 bot's action made for a person's seat, why: ``stand_in``). ``replay``
 plays the actions again, taking each shuffle from the record; it never
-shuffles. The format is described in ``docs/record-format.md``.
+shuffles. The format is described in ``docs/record-format.md``; its envelope
+and the head of each action are every game's (``tabletop.record``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Final, cast
+
+from tabletop.record import SOURCES, STAND_INS, entry_head, envelope, opened, shuffles_in
+from tabletop.record import RecordedShuffle as TabletopShuffle
 
 from .cards import COLORS, NO_COLOR
 from .engine import Action, apply, new_game
 from .state import GameState, Options
-from .types import Event, GameRecord, RecordedAction, RecordedShuffle, Seat, Source, StandIn
+from .types import Card, Event, GameRecord, RecordedAction, RecordedShuffle
 
 FORMAT: Final = "gamenook-flip-record"
 VERSION: Final = 1
-SOURCES: Final[tuple[Source, ...]] = ("player", "timeout", "bot", "leave", "admin")
-_SOURCES: Final[dict[str, Source]] = {source: source for source in SOURCES}
-STAND_INS: Final[tuple[StandIn, ...]] = ("away", "struck_out")
-_STAND_INS: Final[dict[str, StandIn]] = {reason: reason for reason in STAND_INS}
 
 
 class Recorder:
@@ -45,11 +45,8 @@ class Recorder:
         self._take_shuffles(events)
 
     def _take_shuffles(self, events: list[Event]) -> None:
-        for event in events:
-            if event["type"] == "shuffle":
-                self.shuffles.append(
-                    {"round": event["round"], "reason": event["reason"], "order": event["order"]}
-                )
+        # Flip's shuffle events hold Flip's reasons and cards: the shape is flip's own.
+        self.shuffles += cast(list[RecordedShuffle], shuffles_in(events))
 
     def add(
         self,
@@ -64,21 +61,9 @@ class Recorder:
         ``stand_in``: with source ``bot``, why the bot played for the seat's
         person (``away`` or ``struck_out``); the record then says so.
         """
-        if source not in _SOURCES:
-            raise ValueError(f"unknown source {source!r}")
-        if stand_in is not None and (stand_in not in _STAND_INS or source != "bot"):
-            raise ValueError(f"a bot's action only stands in for a person: {stand_in!r}")
-        # The keys in the order of {"seat", "source", "stand_in"?, **action.to_dict()}.
-        entry: RecordedAction = (
-            {"seat": Seat(seat), "source": _SOURCES[source], "type": action.type}
-            if stand_in is None
-            else {
-                "seat": Seat(seat),
-                "source": _SOURCES[source],
-                "stand_in": _STAND_INS[stand_in],
-                "type": action.type,
-            }
-        )
+        # The keys in the order of {"seat", "source", "stand_in"?, **action.to_dict()};
+        # entry_head refuses an unknown source or stand-in.
+        entry = cast(RecordedAction, entry_head(seat, source, stand_in, action.type))
         if action.card >= 0:
             entry["card"] = action.card
         if action.color != NO_COLOR:
@@ -87,14 +72,15 @@ class Recorder:
         self._take_shuffles(events)
 
     def to_dict(self) -> GameRecord:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "options": self.options.to_dict(),
-            "seed": self.seed,
-            "shuffles": list(self.shuffles),
-            "actions": list(self.actions),
-        }
+        data = envelope(
+            FORMAT,
+            VERSION,
+            self.options.to_dict(),
+            self.seed,
+            cast(list[TabletopShuffle], self.shuffles),
+            cast(list[dict[str, object]], self.actions),
+        )
+        return cast(GameRecord, data)
 
 
 def replay(data: Mapping[str, object]) -> GameState:
@@ -103,10 +89,8 @@ def replay(data: Mapping[str, object]) -> GameState:
     Raises ``ValueError`` if the record is malformed or does not replay (an
     action the rules refuse raises ``RuleError``).
     """
-    if data.get("format") != FORMAT or data.get("version") != VERSION:
-        raise ValueError("not a Wild Cards Flip game record of a known version")
+    orders = cast(Iterator[list[Card]], opened(data, FORMAT, VERSION, "Wild Cards Flip"))
     record = cast(GameRecord, data)  # its format and version say so
-    orders = iter([list(s["order"]) for s in record["shuffles"]])
     state, _ = new_game(Options.from_dict(record["options"]), record["seed"], shuffles=orders)
     for entry in record["actions"]:
         action = Action.from_dict(entry)
@@ -114,3 +98,6 @@ def replay(data: Mapping[str, object]) -> GameState:
     if next(orders, None) is not None:
         raise ValueError("the record holds more shuffles than the game used")
     return state
+
+
+__all__ = ["FORMAT", "SOURCES", "STAND_INS", "VERSION", "Recorder", "replay"]

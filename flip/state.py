@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, cast
 
+from .actions import Action
 from .cards import NO_CARD
-from .history import decode, encode
+from .handles import HandleMemo
+from .journal import decode, encode
 from .types import (
     Card,
     FaceCode,
@@ -31,10 +33,6 @@ from .types import (
     Seat,
     Snapshot,
 )
-
-if TYPE_CHECKING:
-    from .engine import Action
-    from .views import HandleMemo
 
 SINGLE_ROUND: Final[Scoring] = "single"
 TARGET: Final[Scoring] = "target"
@@ -119,7 +117,7 @@ class GameState:
     #: round's first flip.
     last_flip: LastFlip | None = None
     actions: int = 0
-    #: The round's public record (``flip.history``): one integer per card
+    #: The round's public record (``flip.journal``, read by ``flip.history``): one integer per card
     #: moved or choice made (three characters each in ``to_dict``), reset by
     #: every deal; None when it was not kept from the round's start (an older
     #: snapshot, a rebuilt sample).
@@ -141,7 +139,7 @@ class GameState:
     )
     #: The handles computed so far (``flip.handle``) and the hash output
     #: they come from, for the round, number of flips and seed they are
-    #: valid for (``flip.views.HandleMemo``). Never saved or compared; a copy
+    #: valid for (``flip.handles.HandleMemo``). Never saved or compared; a copy
     #: shares it, as a handle is a function of the seed, round, flips and card.
     handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
     #: Other hands' sorted faces as views have shown them this round, by side

@@ -6,17 +6,16 @@ everyone holds, the draw pile's size and its top card's inactive face, and
 the discard pile in order. A watcher sees hand sizes, the discard pile and the
 draw pile's size only (PRODUCT.md rulings 10 and 11).
 
-Cards in a seat's own hand are named by handles: opaque strings keyed by the
-game's secret seed, the round and the number of flips so far. A handle never
-maps to the physical card, and it changes at every flip, so a player can never
-follow one card across a flip and learn both its faces.
+Cards in a seat's own hand are named by handles (``flip.handles``): opaque
+strings keyed by the game's secret seed, the round and the number of flips so
+far. A handle never maps to the physical card, and it changes at every flip,
+so a player can never follow one card across a flip and learn both its faces.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable
-from typing import Final, cast, overload
+from collections.abc import Iterable
+from typing import Final, overload
 
 from .cards import CODE_OF, COLORS, DECK, DECK_SIZE, NO_CARD, POINTS_OF, SIDES, SORT_OF
 from .engine import (
@@ -26,6 +25,7 @@ from .engine import (
     legal_actions,
 )
 from .errors import RuleError
+from .handles import HandleMemo, new_handle
 from .state import GameState
 from .types import (
     Card,
@@ -49,105 +49,19 @@ from .types import (
 )
 
 
-class HandleMemo:
-    """What views remember for one round, number of flips and seed (``GameState.handle_memo``).
-
-    ``names``: the handles computed so far, by card; ``stream``: the handles'
-    bytes for the whole deck, from one keyed hash (``_handle_stream``).
-    """
-
-    __slots__ = (
-        "discard",
-        "discard_faces",
-        "flips",
-        "names",
-        "options",
-        "options_view",
-        "round",
-        "seed",
-        "side",
-        "stream",
-    )
-
-    def __init__(self, s: GameState) -> None:
-        self.round = s.round
-        self.flips = s.flips
-        self.seed = s.seed
-        self.side = s.side
-        self.names: dict[int, Handle] = {}
-        self.stream = _handle_stream(s.seed, s.round, s.flips)
-        #: The discard pile last shown and its faces: the pile only grows on
-        #: top between flips and reshuffles, so a view adds the new faces only.
-        self.discard: list[Card] = []
-        self.discard_faces: list[FaceCode] = []
-        self.options = s.options
-        self.options_view = s.options.to_dict()
-
-    def discard_pile(self, discard: list[Card]) -> list[FaceCode]:
-        """The faces of ``discard`` on the memo's side, bottom to top (a new list)."""
-        known = self.discard
-        if discard[: len(known)] != known:  # not the pile shown last, grown
-            known.clear()
-            self.discard_faces.clear()
-        if len(known) < len(discard):
-            added = discard[len(known) :]
-            known += added
-            codes = CODE_OF[self.side]
-            self.discard_faces += [codes[c] for c in added]
-        return self.discard_faces[:]
-
-
 def handle(s: GameState, card: int) -> Handle:
     """The opaque name of ``card`` for its holder, valid until the next flip.
 
     Six bytes, in hexadecimal, of a keyed hash of the round and the number of
     flips, keyed by the game's secret seed: the card's own six in the hash's
-    output for the whole deck (``_handle_stream``), made once per round and
-    flip and remembered on the state (``GameState.handle_memo``).
+    output for the whole deck (``flip.handles.deck_stream``), made once per
+    round and flip and remembered on the state (``GameState.handle_memo``).
     """
     memo = _memo(s)
     name = memo.names.get(card)
     if name is None:
-        name = _new_handle(memo, card)
+        name = new_handle(memo, card)
     return name
-
-
-def _new_handle(memo: HandleMemo, card: int) -> Handle:
-    if 0 <= card < DECK_SIZE:
-        at = card * HANDLE_BYTES
-        name = memo.names[card] = _as_handle(memo.stream[at : at + HANDLE_BYTES].hex())
-    else:  # no card of the deck: a handle that no card has
-        name = memo.names[card] = _as_handle(
-            _handle_stream(memo.seed, memo.round, memo.flips, b"%d" % card, 1).hex()
-        )
-    return name
-
-
-#: A handle's bytes: 48 bits, written as 12 hexadecimal digits.
-HANDLE_BYTES: Final = 6
-
-
-def _handle_stream(
-    seed: str, round_: int, flips: int, card: bytes = b"", count: int = DECK_SIZE
-) -> bytes:
-    """``count`` handles' bytes for one round and number of flips: the deck's cards in order.
-
-    SHAKE-128 of the seed (its length first, so no seed's input is a prefix
-    of another's), the round and the number of flips; with ``card``, of that
-    too (the one handle of a number that is no card, ``count`` 1). A sponge
-    hash is a sound keyed hash with the key in front (no length extension).
-    One call makes the whole deck's handles for about the price of four
-    hashes of one: in four-seat play a round and flip lasts some fifteen
-    views, which need some twenty-five handles between them.
-    """
-    key = seed.encode()
-    data = b"flip handles:%d:%s:%d:%d:%s" % (len(key), key, round_, flips, card)
-    return hashlib.shake_128(data).digest(HANDLE_BYTES * count)
-
-
-# ``Handle`` is a ``str``; calling ``str`` on one is a C call that returns it,
-# cheaper than the NewType's own call.
-_as_handle: Final = cast("Callable[[str], Handle]", str)
 
 
 def _sorted_faces(cards: list[Card], side: int) -> tuple[FaceCode, ...]:
@@ -170,7 +84,9 @@ def _memo(s: GameState) -> HandleMemo:
         or memo.side != s.side
         or memo.options is not s.options
     ):
-        memo = s.handle_memo = HandleMemo(s)
+        memo = s.handle_memo = HandleMemo(
+            s.round, s.flips, s.seed, s.side, s.options, s.options.to_dict()
+        )
     return memo
 
 
@@ -198,7 +114,7 @@ def _own_hand(
         c = own[position]
         name = names.get(c)
         if name is None:
-            name = _new_handle(memo, c)
+            name = new_handle(memo, c)
         reason = why[position]
         if reason is None:
             hand.append({"card": name, "face": codes[c], "playable": True})

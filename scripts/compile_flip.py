@@ -1,17 +1,22 @@
 """Compile the rules engine with mypyc into a separate tree (``make compile``).
 
 ``flip/`` in the checkout stays the pure-Python package and the reference: this
-copies it to ``--out`` (default ``build/compiled``, gitignored) and compiles the
-engine's modules there in place, so that a process with that directory first on
-``sys.path`` (``PYTHONPATH=build/compiled``) imports the compiled engine and
-every other module of ``flip`` unchanged. ``make test-compiled`` runs the flip
+copies it and ``tabletop/`` (what flip shares with the other games) to ``--out``
+(default ``build/compiled``, gitignored) and compiles the engine's modules there
+in place, with the modules of ``tabletop`` that flip imports, so that a process
+with that directory first on ``sys.path`` (``PYTHONPATH=build/compiled``)
+imports the compiled engine and every other module of ``flip`` and ``tabletop``
+unchanged. ``make test-compiled`` runs the flip
 tests against it; ``make bench-engine`` measures both. mypyc ships with mypy
 (pinned in requirements/dev.txt); it needs a C compiler and Python's headers.
 
 The compiled modules are the engine's hot path: the cards, the state, the
-moves, the views and what they call on every action. The bots, the CLI (the
-benchmark's own loop, kept in Python like RLCard's loop it is compared with)
-and the one-off helpers stay interpreted.
+moves, the views and what they call on every action, and the pieces of
+``tabletop`` they use (one compilation, so flip's ``RuleError`` is a native
+subclass of tabletop's and calls into tabletop are native calls). The bots,
+the CLI (the benchmark's own loop, kept in Python like RLCard's loop it is
+compared with), the one-off helpers and the rest of ``tabletop`` stay
+interpreted.
 """
 
 from __future__ import annotations
@@ -26,27 +31,39 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 MODULES = (
+    "flip/actions.py",
     "flip/cards.py",
     "flip/engine.py",
     "flip/errors.py",
+    "flip/handles.py",
     "flip/history.py",
+    "flip/journal.py",
     "flip/record.py",
     "flip/requests.py",
     "flip/state.py",
     "flip/views.py",
+    "tabletop/deal.py",
+    "tabletop/handles.py",
+    "tabletop/ranking.py",
+    "tabletop/record.py",
+    "tabletop/seats.py",
+    "tabletop/shuffle.py",
 )
+#: The packages copied into the tree, whole.
+PACKAGES = ("flip", "tabletop")
 
 
 def copy_tree(out: Path) -> None:
-    """``flip/`` as it is in the checkout, without bytecode or earlier builds."""
-    target = out / "flip"
-    if target.exists():
-        shutil.rmtree(target)
+    """``flip/`` and ``tabletop/`` as in the checkout, without bytecode or earlier builds."""
     for old in out.glob("*__mypyc*"):
         old.unlink()
-    shutil.copytree(
-        ROOT / "flip", target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
-    )
+    for package in PACKAGES:
+        target = out / package
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(
+            ROOT / package, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
+        )
 
 
 def main() -> int:
@@ -67,11 +84,13 @@ def main() -> int:
         cwd=out,
         check=True,
     )
-    built = sorted(path.name for path in (out / "flip").glob("*.so"))
+    built = sorted(
+        str(path.relative_to(out)) for package in PACKAGES for path in (out / package).glob("*.so")
+    )
     if len(built) != len(MODULES):
         print(f"expected {len(MODULES)} compiled modules, found {built}", file=sys.stderr)
         return 1
-    print(f"compiled {len(built)} modules of flip into {out / 'flip'}")
+    print(f"compiled {len(built)} modules of flip and tabletop into {out}")
     return 0
 
 

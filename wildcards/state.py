@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
+from .actions import Action
 from .cards import NO_CARD, NO_COLOR
+from .handles import HandleMemo
 from .types import OptionsDict, Pending, RankingEntry, RoundResult, Scoring
-
-if TYPE_CHECKING:
-    from .actions import Action
-    from .views import HandleMemo
 
 SINGLE_ROUND: Final[Scoring] = "single"
 TARGET: Final[Scoring] = "target"

@@ -20,18 +20,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from tabletop.handles import handle_stream
-
 from .actions import PLAY, Action
-from .cards import CODE_OF, DECK_SIZE, NO_CARD
+from .cards import CODE_OF, NO_CARD
 from .engine import card_refusal, jump_in_card, legal_actions, match_codes
 from .errors import RuleError
+from .handles import HandleMemo
 from .state import PENDING_DRAWN, PENDING_PENALTY, GameState
 from .types import (
     ColorName,
     DirectionName,
     Event,
-    FaceCode,
     HandCardView,
     Handle,
     LegalActionView,
@@ -42,56 +40,8 @@ from .types import (
     WatcherView,
 )
 
-HANDLE_DOMAIN: Final = b"wildcards handles"
 _DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
 _COLOR_NAMES: Final[tuple[ColorName, ...]] = ("red", "yellow", "green", "blue")
-
-
-class HandleMemo:
-    """What views remember for one seed, round and exchange count
-    (``GameState.handle_memo``): the handles, the options as shown, and the
-    discard pile's faces shown last (the pile only grows on top between
-    reshuffles, so a view adds the new faces only)."""
-
-    __slots__ = (
-        "discard",
-        "discard_faces",
-        "discard_len",
-        "key",
-        "names",
-        "options",
-    )
-
-    def __init__(self, s: GameState) -> None:
-        self.key = (s.round, s.exchanges, s.seed)
-        stream = handle_stream(
-            s.seed, b"%d:%d" % (s.round, s.exchanges), DECK_SIZE, domain=HANDLE_DOMAIN
-        )
-        self.names: tuple[Handle, ...] = tuple(
-            stream[i * 6 : i * 6 + 6].hex() for i in range(DECK_SIZE)
-        )
-        self.options = s.options.to_dict()
-        self.discard: list[int] | None = None
-        self.discard_len = 0
-        self.discard_faces: list[FaceCode] = []
-
-    def discard_pile(self, discard: list[int]) -> list[FaceCode]:
-        """The faces of ``discard``, bottom to top (a new list).
-
-        The engine only ever appends to a discard pile in place (a reshuffle or
-        a deal puts a new list in its place), so the same list, no shorter than
-        it was, has only grown on top: the faces shown last are reused.
-        """
-        faces = self.discard_faces
-        shown = self.discard_len
-        if self.discard is not discard or shown > len(discard):
-            self.discard = discard
-            faces.clear()
-            shown = 0
-        if shown < len(discard):
-            faces += [CODE_OF[c] for c in discard[shown:]]
-            self.discard_len = len(discard)
-        return faces[:]
 
 
 def _memo(s: GameState) -> HandleMemo:
@@ -99,7 +49,7 @@ def _memo(s: GameState) -> HandleMemo:
     memo = s.handle_memo
     if memo is not None and memo.key == (s.round, s.exchanges, s.seed):
         return memo
-    s.handle_memo = HandleMemo(s)
+    s.handle_memo = HandleMemo(s.round, s.exchanges, s.seed, s.options.to_dict())
     return s.handle_memo
 
 

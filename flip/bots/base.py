@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from flip.cards import CARDS_BY_FACE, COLORS, DARK, FACES, LIGHT, NO_COLOR, SIDE_COLORS, SIDES, Face
 from flip.history import History
+from tabletop.seats import next_in_game
 
 View = Mapping[str, Any]
 Request = dict[str, Any]
@@ -104,12 +105,9 @@ def only_choice(view: View) -> Request | None:
 
 
 def next_seat(players: list[dict[str, Any]], seat: int, direction: int) -> int:
-    """The next seat still in the game after ``seat`` going ``direction``."""
-    n = len(players)
-    nxt = (seat + direction) % n
-    while not players[nxt]["in_game"] and nxt != seat:
-        nxt = (nxt + direction) % n
-    return nxt
+    """The next seat still in the game after ``seat`` going ``direction`` (``seat``
+    itself when nobody else is), from a view's ``players``."""
+    return next_in_game([bool(player["in_game"]) for player in players], seat, direction)
 
 
 def direction_of(view: View) -> int:

@@ -47,6 +47,7 @@ from flip.cards import (
 from flip.engine import next_seat as next_seat_of
 from flip.history import History
 from flip.state import GameState
+from tabletop.seats import next_in_game
 
 from .base import (
     FACE_BY_CODE,
@@ -274,10 +275,7 @@ class Context:
         ctx.min_opp = min((len(hands[i]) for i in others), default=99)
         ctx.danger = ctx.min_opp <= 2
         ctx.next_count = len(hands[next_seat_of(s, me)])
-        prv = (me - s.direction) % s.seats
-        while not s.active[prv]:
-            prv = (prv - s.direction) % s.seats
-        ctx.prev_count = len(hands[prv])
+        ctx.prev_count = len(hands[next_in_game(s.active, me, -s.direction)])
         visible = FACES[s.side ^ 1]
         ctx.threat_faces = [
             sorted((visible[c] for c in hands[i]), key=lambda f: (f.sort_key, f.code))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flip import DARK, LIGHT, Action, GameState, Options, RuleError, apply, engine, new_game
+import tabletop.shuffle
+from flip import DARK, LIGHT, Action, GameState, Options, RuleError, apply, new_game
 from flip.cards import CODE_OF, DECK_SIZE, KIND_OF
 from flip.engine import DRAW, shuffled
 from tests.flip.build import pure_only
@@ -82,7 +83,7 @@ def test_setup_shuffles_are_the_seed_s_and_the_number_s() -> None:
     assert shuffled([7], "seed", 0) == [7]
 
 
-@pure_only  # replaces the stream of a compiled module's function
+@pure_only  # replaces the stream of a module's function (tabletop.shuffle, as flip uses it)
 def test_setup_shuffle_passes_over_the_words_that_would_favour_some_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -97,7 +98,7 @@ def test_setup_shuffle_passes_over_the_words_that_would_favour_some_positions(
         asked.append(count)
         return tuple(stream[:count])
 
-    monkeypatch.setattr(engine, "_words", words)
+    monkeypatch.setattr(tabletop.shuffle, "_words", words)
     # Position 2 takes 5 % 3 == 2 (stays), position 1 takes 7 % 2 == 1 (stays).
     assert shuffled([10, 11, 12], "seed", 0) == [10, 11, 12]
     assert asked == [3 + 8, 22]

@@ -1,0 +1,61 @@
+"""The handles' memo of a seed, round and exchange count: a module of its own, below
+the state (which holds one) and the views (which fill it), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from tabletop.handles import handle_stream
+
+from .cards import CODE_OF, DECK_SIZE
+from .types import FaceCode, Handle, OptionsDict
+
+HANDLE_DOMAIN: Final = b"wildcards handles"
+
+
+class HandleMemo:
+    """What views remember for one seed, round and exchange count
+    (``GameState.handle_memo``): the handles, the options as shown, and the
+    discard pile's faces shown last (the pile only grows on top between
+    reshuffles, so a view adds the new faces only)."""
+
+    __slots__ = (
+        "discard",
+        "discard_faces",
+        "discard_len",
+        "key",
+        "names",
+        "options",
+    )
+
+    def __init__(self, round_: int, exchanges: int, seed: str, options: OptionsDict) -> None:
+        self.key = (round_, exchanges, seed)
+        stream = handle_stream(
+            seed, b"%d:%d" % (round_, exchanges), DECK_SIZE, domain=HANDLE_DOMAIN
+        )
+        self.names: tuple[Handle, ...] = tuple(
+            stream[i * 6 : i * 6 + 6].hex() for i in range(DECK_SIZE)
+        )
+        self.options = options
+        self.discard: list[int] | None = None
+        self.discard_len = 0
+        self.discard_faces: list[FaceCode] = []
+
+    def discard_pile(self, discard: list[int]) -> list[FaceCode]:
+        """The faces of ``discard``, bottom to top (a new list).
+
+        The engine only ever appends to a discard pile in place (a reshuffle or
+        a deal puts a new list in its place), so the same list, no shorter than
+        it was, has only grown on top: the faces shown last are reused.
+        """
+        faces = self.discard_faces
+        shown = self.discard_len
+        if self.discard is not discard or shown > len(discard):
+            self.discard = discard
+            faces.clear()
+            shown = 0
+        if shown < len(discard):
+            faces += [CODE_OF[c] for c in discard[shown:]]
+            self.discard_len = len(discard)
+        return faces[:]
