@@ -1,1 +1,1 @@
-"""Tables, seats, the move log, the state snapshot and the REST API over the `flip` rules."""
+"""Tables, seats, the move log, the state snapshot and the REST API over the games' rulesets."""

@@ -69,6 +69,14 @@ def _watcher_view(table: Table) -> dict[str, Any] | None:
     return selectors.table_view(table, None)
 
 
+def _game_name(table: Table) -> str:
+    """The table's game for people (its id if the service no longer hosts it)."""
+    try:
+        return rulesets.ruleset(table.game).name
+    except rulesets.UnknownGame:
+        return table.game
+
+
 # ----------------------------------------------------------------------------
 # Inlines: read-only
 
@@ -271,11 +279,15 @@ class TableAdmin(FilterLookupsOnly[Table]):
             f"seat {p['seat']}: {p['count']}" + ("" if p["in_game"] else " (left)")
             for p in view["players"]
         )
+        # Only the public facts every game's watcher view has; a game's own ones (Flip's
+        # side) where its view has them.
+        side = f" · {view['side']} side" if view.get("side") else ""
         return format_html(
-            "Round {} · {} side · to act: {} · colour: {} · "
+            "{} · Round {}{} · to act: {} · colour: {} · "
             "top: {}<br>Hand counts: {}<br>Draw pile: {} cards · scores: {}{}",
+            _game_name(table),
             view["round"],
-            view["side"],
+            side,
             to_act,
             view["color"] or "-",
             view["top"] or "-",

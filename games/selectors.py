@@ -63,7 +63,7 @@ def seat_for(
 def viewer_seat(
     table: Table, user: User | AnonymousUser, seats: list[Seat] | None = None
 ) -> int | None:
-    """The flip seat whose view ``user`` gets: their seat, or None for a watcher.
+    """The seat whose view ``user`` gets: their seat, or None for a watcher.
 
     A player struck out at a real-time table still holds their seat and sees
     its view (ruling 18, revised); a player whose seat a moderator handed to a
@@ -119,6 +119,28 @@ def bot_may_jump_in(table_id: int) -> bool:
         return False
     rules = ruleset_of(table)
     return any(rules.legal_actions(state, number) for number in bots)
+
+
+def bot_may_jump_in_after(table: Table, state: GameState) -> bool:
+    """``bot_may_jump_in`` for a change just made, whose game is ``state``.
+
+    Asks the rules first, which costs no query: only when some seat that is not
+    to act has something to do (a jump-in, where the game has one) are the
+    seats read, to see whether a bot plays one of them. A game without
+    out-of-turn actions (Flip) never reads them.
+    """
+    if state.over:
+        return False
+    rules = ruleset_of(table)
+    jumpers = [
+        number
+        for number in range(state.seats)
+        if number != state.current and rules.legal_actions(state, number)
+    ]
+    return bool(jumpers) and any(
+        seat.bot_plays
+        for seat in Seat.objects.filter(table_id=table.pk, number__in=jumpers, left_at=None)
+    )
 
 
 def seat_to_act(table: Table) -> Seat | None:

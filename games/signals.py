@@ -5,7 +5,7 @@ once per committed change, with keyword arguments:
 
 - ``table_id``: the table;
 - ``seq``: the table's sequence number after the change;
-- ``turn``: flip's turn counter after the change;
+- ``turn``: the game's turn counter after the change;
 - ``new_turn``: True when a new turn started (a new deadline);
 - ``finished``: True when the change ended the game (or aborted the table);
 - ``timer_at``: at a real-time table, the instant the new turn's move timer

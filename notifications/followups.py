@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.db import transaction
+from django.utils import timezone
 
 from games import selectors as games_selectors
 from games import services as games
@@ -15,6 +17,11 @@ from .models import OutboxMessage
 from .outbox import Mail, outbox_enqueue
 
 Kind = OutboxMessage.Kind
+
+#: How long a bot waits before it jumps in at a real-time table (ruling 21: "never
+#: faster than a person could"). A turn-by-turn table's window lasts the whole
+#: deadline, so there the bot decides at once.
+BOT_JUMP_IN_DELAY = timedelta(seconds=1.5)
 
 
 def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) -> None:
@@ -38,12 +45,19 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
     seat = games_selectors.turn_seat(table_id)
     if seat is None or seat.left:
         return
-    if seat.bot_plays or games_selectors.bot_may_jump_in(table_id):
-        # A bot's turn, or a bot that may jump in on the card just played (the classic
-        # game's jump-in): the bot job asks the jumpers first (``table_run_bot_turn``).
-        jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
     if seat.bot_plays:
+        # A bot's turn: the bot job asks any jumpers first (``table_run_bot_turn``).
+        jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
         return
+    if games_selectors.bot_may_jump_in(table_id):
+        # A bot that may jump in on the card just played (the classic game's jump-in),
+        # though a person is to act. R21: never faster than a person could, so at a
+        # real-time table after a human-like moment; the job acts only if the table is
+        # still at ``seq`` (the person to act may close the window first).
+        if table.realtime:
+            jobs.dispatch_at(jobs.BOT_TURN, (table_id, seq), timezone.now() + BOT_JUMP_IN_DELAY)
+        else:
+            jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
     if new_turn and seat.user is not None and not table.realtime:
         # A real-time turn lasts seconds: the player is at the table, not in their mail.
         # Ruling 19: no message now, a notice decided after the quiet delay (``away``).
@@ -70,12 +84,18 @@ def timeout_followups(
         seat = done.to_act
         if table.finished:
             mails.extend(_game_over_mails(table))
-        elif not table.running or seat is None or seat.left:
             continue
-        elif seat.bot_plays:
+        if not table.running or seat is None or seat.left:
+            continue
+        if seat.bot_plays or games_selectors.bot_may_jump_in_after(
+            done.result.table, done.result.state
+        ):
+            # A bot's turn, or a bot that may jump in on the card the timeout played
+            # (R21: it decides when the card lands, as after a person's move).
             bots.append((table.id, table.seq))
-        elif done.result.new_turn and seat.user is not None and not table.realtime:
-            notices.append(seat.user.pk)
+        person = None if seat.bot_plays else seat.user
+        if person is not None and done.result.new_turn and not table.realtime:
+            notices.append(person.pk)
     turn_notices_record(user_ids=notices)
     return mails, bots
 

@@ -28,12 +28,27 @@ Kind = OutboxMessage.Kind
 
 
 def describe_timeout(events: Sequence[Mapping[str, object]], seat: int) -> list[str]:
-    """What the table did for ``seat``, in words, from the events as that seat sees them."""
+    """What the table did for ``seat``, in words, from the events as that seat sees them.
+
+    Game-neutral: it reads the event shapes the games share (``play``, ``draw``,
+    ``choose_color``, ``pass``, ``leave``) and the classic game's own (a waiting
+    penalty taken, a 7's swap, a 0's rotation), so a game's timeout mail never
+    needs code of its own. Events of other seats (a victim's penalty) say nothing
+    of what was done *for* this seat and are left out.
+    """
     lines: list[str] = []
     for event in events:
+        kind = event["type"]
+        if kind == "swap":
+            seats = event.get("seats")
+            if isinstance(seats, list) and len(seats) == 2 and seats[0] == seat:  # noqa: PLR2004
+                lines.append(f"swapped hands with seat {seats[1]}")
+            continue
+        if kind == "rotate":
+            lines.append("moved every hand on to the next player")
+            continue
         if event.get("seat") != seat:
             continue
-        kind = event["type"]
         if kind == "play":
             line = f"played {event['face']}"
             if event.get("color"):
@@ -41,9 +56,11 @@ def describe_timeout(events: Sequence[Mapping[str, object]], seat: int) -> list[
             lines.append(line)
         elif kind == "choose_color":
             lines.append(f"chose {event.get('color')}")
-        elif kind == "draw" and event.get("reason") == "draw":
+        elif kind == "draw" and event.get("reason") in ("draw", "penalty"):
             count = event["count"]
-            lines.append(f"drew {count} card{'s' if count != 1 else ''}")
+            cards = f"{count} card{'s' if count != 1 else ''}"
+            # A penalty drawn by the seat itself is one it took (a waiting one, R24).
+            lines.append(f"drew {cards}" if event["reason"] == "draw" else f"took {cards}")
         elif kind == "pass":
             lines.append("passed")
         elif kind == "leave":

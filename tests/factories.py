@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -52,6 +52,24 @@ def first_legal_request(state: flip.GameState, seat: int) -> dict[str, Any]:
         "card": flip.handle(state, action.card) if action.card >= 0 else None,
         "color": flip.COLORS[action.color] if action.color >= 0 else None,
     }
+
+
+def legal_request(view: Mapping[str, Any], pick: int = 0) -> dict[str, Any]:
+    """The ``pick``-th legal action of a seat's game view as a client sends it, any game.
+
+    Built from the view's ``legal_actions`` only (a handle, the first colour and
+    target listed), as a client would: it works for every ruleset, out of turn too.
+    """
+    legal = view["legal_actions"]
+    choice = legal[pick % len(legal)]
+    request: dict[str, Any] = {"type": choice["type"]}
+    if "card" in choice:
+        request["card"] = choice["card"]
+    if choice.get("colors"):
+        request["color"] = choice["colors"][pick % len(choice["colors"])]
+    if choice.get("targets"):
+        request["target"] = choice["targets"][pick % len(choice["targets"])]
+    return request
 
 
 @contextmanager

@@ -97,6 +97,14 @@ def world(admin_user: User) -> dict[str, Any]:
     alice, bob = make_user("alice"), make_user("bob")
     table = start_table(alice, bob)
     assert table.state is not None and Move.objects.filter(table=table).exists()
+    # A classic Wild Cards table too, every house rule on: its rows are listed, its seed kept.
+    classic = start_table(
+        make_user("carol"),
+        make_user("dave"),
+        game="wildcards",
+        options={"stacking": True, "seven_zero": True, "jump_in": True},
+    )
+    assert classic.state is not None
     notifications.outbox_enqueue(
         user=alice, kind=OutboxMessage.Kind.YOUR_TURN, table=facts_of(table), turn=99
     )
@@ -112,6 +120,7 @@ def world(admin_user: User) -> dict[str, Any]:
     Group.objects.create(name="moderators")
     return {
         "seed": str(table.state["seed"]),
+        "classic seed": str(classic.state["seed"]),
         "digest": ApiToken.objects.get(user=alice).digest,
         "password": admin_user.password.rsplit("$", 1)[-1],
         "unsubscribe": notifications.unsubscribe_token(alice),
@@ -159,7 +168,7 @@ def test_the_seed_is_not_found_one_character_at_a_time(
 ) -> None:
     """The reported attack: each request a yes or no about the next character of the seed."""
     for lookup in ("state__seed__startswith", "state__icontains", "state__seed"):
-        for guess in (world["seed"][:1], world["seed"]):
+        for guess in (world["seed"][:1], world["seed"], world["classic seed"]):
             assert admin_client.get("/admin/games/table/", {lookup: guess}).status_code == 400
     assert admin_client.get("/admin/games/move/", {"payload__icontains": "a"}).status_code == 400
     assert admin_client.get("/admin/auth/user/", {"password__startswith": "m"}).status_code == 400

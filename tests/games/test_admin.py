@@ -18,10 +18,14 @@ from django.db import DatabaseError, connection, transaction
 from django.test import Client
 
 import flip
-from games import services
+from games import rulesets, services
 from games.models import Move, Seat, Table
 
 pytestmark = pytest.mark.django_db
+
+#: The moderation tests run at a table of each game (the admin reaches a game only
+#: through its ruleset).
+by_game = pytest.mark.parametrize("game", ["flip", "wildcards"])
 
 
 def _user(name: str) -> User:
@@ -74,10 +78,12 @@ def test_table_changelist_lists_filters_and_searches_by_seat_username(
     assert active.context["cl"].result_count == 2
 
 
+@by_game
 def test_table_page_shows_a_summary_but_never_the_seed_or_hidden_cards(
     admin_client: Client,
+    game: str,
 ) -> None:
-    table = _active_table("alice", "bob")
+    table = _active_table("alice", "bob", game=game)
     state = table.state
     assert state is not None
 
@@ -116,8 +122,11 @@ def test_tables_cannot_be_added_or_deleted_in_the_admin(admin_client: Client) ->
     assert Table.objects.filter(pk=table.pk).exists()
 
 
-def test_move_admin_is_view_only_and_shows_only_public_events(admin_client: Client) -> None:
-    table = _active_table("alice", "bob")
+@by_game
+def test_move_admin_is_view_only_and_shows_only_public_events(
+    admin_client: Client, game: str
+) -> None:
+    table = _active_table("alice", "bob", game=game)
     start = _last_move(table)
     hand = table.state["hands"][0]  # type: ignore[index]
 
@@ -186,8 +195,9 @@ def test_abort_action_on_a_finished_table_shows_an_error_not_a_500(
     assert _log_entries(table) == []
 
 
-def test_abort_page_on_the_table(admin_client: Client) -> None:
-    table = _active_table("alice", "bob")
+@by_game
+def test_abort_page_on_the_table(admin_client: Client, game: str) -> None:
+    table = _active_table("alice", "bob", game=game)
 
     confirm = admin_client.get(f"/admin/games/table/{table.pk}/abort/")
     response = admin_client.post(f"/admin/games/table/{table.pk}/abort/", follow=True)
@@ -200,8 +210,9 @@ def test_abort_page_on_the_table(admin_client: Client) -> None:
     assert len(_log_entries(table)) == 1
 
 
-def test_remove_a_player_as_if_they_left(admin_client: Client) -> None:
-    table = _active_table("alice", "bob", "carol")
+@by_game
+def test_remove_a_player_as_if_they_left(admin_client: Client, game: str) -> None:
+    table = _active_table("alice", "bob", "carol", game=game)
 
     form = admin_client.get(f"/admin/games/table/{table.pk}/remove-player/")
     response = admin_client.post(
@@ -211,10 +222,11 @@ def test_remove_a_player_as_if_they_left(admin_client: Client) -> None:
     assert form.status_code == 200 and b"Seat 1: bob" in form.content
     assert response.status_code == 200
     table.refresh_from_db()
-    state = flip.GameState.from_dict(table.state)  # type: ignore[arg-type]
-    assert state.active == [True, False, True]
+    state = rulesets.restore(game, table.state)  # type: ignore[arg-type]
+    assert state.active == [True, False, True]  # type: ignore[attr-defined]
     move = _last_move(table)
-    assert (move.seat, move.action, move.source) == (1, flip.LEAVE, Move.Source.ADMIN)
+    leave = rulesets.ruleset(game).leave_action().type
+    assert (move.seat, move.action, move.source) == (1, leave, Move.Source.ADMIN)
     assert Seat.objects.get(table=table, number=1).left_at is not None
     [entry] = _log_entries(table)
     assert "seat 1" in entry.get_change_message()
@@ -254,8 +266,9 @@ def test_remove_a_player_when_the_table_was_aborted_meanwhile_shows_the_service_
     assert _log_entries(table) == []
 
 
-def test_replace_a_player_by_a_bot_of_a_chosen_level(admin_client: Client) -> None:
-    table = _active_table("alice", "bob")
+@by_game
+def test_replace_a_player_by_a_bot_of_a_chosen_level(admin_client: Client, game: str) -> None:
+    table = _active_table("alice", "bob", game=game)
 
     response = admin_client.post(
         f"/admin/games/table/{table.pk}/replace-with-bot/",

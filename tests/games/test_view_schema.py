@@ -92,9 +92,7 @@ def test_the_check_finds_a_key_the_schema_does_not_have() -> None:
     state, _ = flip.new_game(flip.Options(seats=2), seed="x")
     view = dict(flip.view(state, 0))
     view["hand"] = [{**view["hand"][0], "other_face": "moon-3"}]
-    assert _fits(view, flip_view_schema(), "game") == [
-        "game.hand[0].other_face: not in the schema"
-    ]
+    assert _fits(view, flip_view_schema(), "game") == ["game.hand[0].other_face: not in the schema"]
 
 
 def test_a_shape_the_generator_cannot_describe_is_refused() -> None:
@@ -105,3 +103,34 @@ def test_a_shape_the_generator_cannot_describe_is_refused() -> None:
 
     with pytest.raises(TypeError):
         serializer_for("Odd", Odd)
+
+
+@pytest.mark.parametrize("seats", [2, 4, 10])
+def test_every_classic_view_of_whole_games_fits_its_generated_schema(seats: int) -> None:
+    """Classic Wild Cards' views with every house rule (a pending penalty, a drawn card,
+    jump-ins, 7-0 targets, finished rounds) fit the schema made from its types."""
+    import wildcards
+
+    schema = next(s for s in game_view_serializers() if s.__name__ == "WildcardsGameView")()
+    rng = random.Random(seats)
+    options = wildcards.Options(
+        seats=seats,
+        scoring="target",
+        target=50,
+        stacking=True,
+        seven_zero=True,
+        jump_in=True,
+        draw_until_playable=True,
+    )
+    state, _ = wildcards.new_game(options, seed=f"schema-{seats}")
+    seen = 0
+    while not state.over:
+        for seat in [None, *range(seats)]:
+            assert _fits(wildcards.view(state, seat), schema, "game") == []
+            seen += 1
+        movers = [s for s in range(seats) if wildcards.legal_actions(state, s)]
+        actor = rng.choice(movers)
+        state, _ = wildcards.apply(state, actor, rng.choice(wildcards.legal_actions(state, actor)))
+    for seat in [None, *range(seats)]:
+        assert _fits(wildcards.view(state, seat), schema, "game") == []
+    assert seen > 50

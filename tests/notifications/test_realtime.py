@@ -16,7 +16,6 @@ import time_machine
 from django.test import override_settings
 
 import flip
-from tabletop import realtime
 from games import selectors
 from games import services as games
 from games.errors import Conflict, StaleSequence
@@ -24,6 +23,7 @@ from games.models import Connection, Move, Seat, Table
 from notifications import jobs as jobs_module
 from notifications import services, turns
 from notifications.models import OutboxMessage, Reminder
+from tabletop import realtime
 
 from .conftest import Jobs, make_user, play_turn, seat_to_act, started_table
 from .test_exactly_once import in_threads, kill_inside, needs_postgres

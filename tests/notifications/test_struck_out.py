@@ -22,11 +22,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 import flip
-from tabletop import realtime
 from games import selectors
 from games import services as games
 from games.models import Move, Seat, Table
 from notifications.models import OutboxMessage
+from tabletop import realtime
 from web import present
 
 from .conftest import Jobs, make_user, play_turn
