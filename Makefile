@@ -101,6 +101,8 @@ bench-engine: compile
 	$(RLCARD_PYTHON) scripts/bench_interleaved.py --players 4 --slices 20
 	$(RLCARD_PYTHON) scripts/bench_interleaved.py --players 4 --slices 20 --flip-tree $(COMPILED)
 	$(BIN)/python scripts/bench_engine.py --rlcard-python $(RLCARD_PYTHON) --players 4 --seconds 10 --runs 3 $(BENCH_ENGINE_FLAGS)
+	$(RLCARD_PYTHON) scripts/bench_classic.py --players 4 --slices 20
+	$(RLCARD_PYTHON) scripts/bench_classic.py --players 4 --slices 20 --tree $(COMPILED)
 
 # Needs PostgreSQL (BENCH_PG, a server URL without database name; BENCH_API_DATABASE names
 # the scratch database, default gamenook_bench, dropped afterwards) and an empty Redis

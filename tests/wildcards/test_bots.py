@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -238,7 +239,9 @@ def test_hard_rollout_policy_takes_only_legal_actions() -> None:
 
 def test_normal_and_its_rollout_twin_agree() -> None:
     """Hard's rollouts expect every seat to play as Normal does: the state-reading
-    policy picks the card the view-reading bot picks (colour and target aside)."""
+    policy picks the card the view-reading bot picks (colour and target aside), but
+    for the chance that the next seat follows, which rollouts leave out."""
+    unfollowed = MappingProxyType({**normal.RACE, "follow": 0, "follow_two": 0, "follow_last": 0})
     rng = random.Random(5)
     agree = total = 0
     state, _ = new_game(Options(seats=4), "twin")
@@ -248,7 +251,7 @@ def test_normal_and_its_rollout_twin_agree() -> None:
         seat = state.current
         plays = [a for a in legal_actions(state, seat) if a.type == "play"]
         if len({a.card for a in plays}) > 1 and state.pending is None:
-            request = normal.choose(view(state, seat), random.Random(0))
+            request = normal.NormalBot(random.Random(0), unfollowed).choose(view(state, seat))
             assert request is not None
             mine = _face(state, seat, request)
             twin = hard.normal_action(state, random.Random(0))

@@ -19,7 +19,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from wildcards.cards import CARDS_BY_FACE, COLOR_OF, COLORS, KEY_OF, NO_COLOR
+from wildcards.cards import CARDS_BY_FACE, CODE_OF, COLOR_OF, COLORS, KEY_OF, NO_COLOR
 
 View = Mapping[str, Any]
 Request = dict[str, Any]
@@ -122,6 +122,11 @@ class Unseen:
                 key = (color, KEY_OF[card])
                 self.by_color_key[key] = self.by_color_key.get(key, 0) + count
         self.total = sum(left.values())
+
+    @classmethod
+    def of_cards(cls, cards: Sequence[int]) -> Unseen:
+        """The cards unseen by a seat that sees ``cards`` (its hand and the discard pile)."""
+        return cls([CODE_OF[c] for c in cards])
 
     def follow_chance(self, color: int, key: int, cards: int) -> float:
         """The chance that a hand of ``cards`` unseen cards holds one that goes on a

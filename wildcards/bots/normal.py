@@ -3,24 +3,27 @@
 Every legal play gets a score from a few rules of thumb and the best one is
 played (the bot's generator only breaks ties):
 
-- shed points: high cards first, and every point counts once an opponent is
-  close to going out (two cards or fewer);
-- hold Wilds: a plain Wild costs a lot unless the hand is nearly empty or an
-  opponent is close to going out; a Wild Draw 4 is kept for the next player
-  when they are the threat;
+- a single round is a race (``RACE``): only going out first counts; playing
+  to a target (``W``), shed points too, every point once an opponent is close
+  to going out (two cards or fewer);
+- hold Wilds, for the last card too: a Wild is a play whatever the table
+  shows; a Wild Draw 4 is kept for a next player close to going out;
 - stay in the colour it holds most of: a card is worth more the more cards of
   its colour (and of its number or action) stay in the hand, and a Wild names
   the colour held most;
-- aim Skips and Draw 2s at a next player close to going out; turn a Reverse
-  away from a next player who holds fewer cards than the previous one;
-- with the 7-0 rule, swap with the player holding fewest cards, and play a 7
-  or a 0 only when the hand it gets is smaller than the one it gives;
+- leave a colour the next seat is unlikely to follow, above all a seat on one
+  or two cards: the chance is read off the cards the seat cannot see (``Unseen``);
+- aim Skips and Draw 2s at a next player close to going out and keep them
+  otherwise; turn a Reverse away from a next player who holds fewer cards than
+  the previous one;
+- with the 7-0 rule, swap with the player holding fewest cards, and value a 7
+  or a 0 by how many cards fewer the hand it gets holds;
 - with stacking, answer a waiting penalty whenever it can (passing it on);
-- with jump-in, jump in (ruling 21: decided once, from the view) unless the
-  card is a 7 or 0 that would bring a bigger hand.
+- with jump-in, jump in (ruling 21: decided once, from the view): a card shed
+  out of turn is a turn won, unless a 7 or 0 would bring a bigger hand back.
 
-The same rules are read from a whole state by ``normal_action`` for Hard's
-rollouts, over only what the seat to act could see (its hand, hand sizes).
+The same rules are read from a whole state by ``normal_action_scores`` for
+Hard's rollouts, over only what the seat to act could see (its hand, hand sizes).
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ W: Final[Mapping[str, float]] = MappingProxyType(
         "reverse_turn": 20.0,
         "reverse_keep": -20.0,
         "exchange": 8.0,
-        "jump_in_min": -10.0,
+        "jump_in_min_gain": 0,
     }
 )
 
@@ -287,9 +290,18 @@ class NormalBot:
         if not legal:
             return None
         if legal[0].get("jump_in"):
-            # Out of turn: the view lists the jump-in alone. Decided once (R21).
+            # Out of turn: the view lists the jump-in alone, decided once (R21). A card
+            # shed out of turn is a turn won, unless a 7 or 0 brings a bigger hand back.
             best = self.scored(view)
-            return best[0][1] if best and best[0][0] > self.w["jump_in_min"] else None
+            if not best:
+                return None
+            request = best[0][1]
+            hand = hand_of(view)
+            card = hand[request["card"]]
+            gain = exchange_gain(
+                card, len(hand) - 1, request.get("target", -1), Context.of_view(view)
+            )
+            return request if gain >= self.w["jump_in_min_gain"] else None
         first = legal[0]
         if first["type"] == "choose_color":
             cards = list(hand_of(view).values())
