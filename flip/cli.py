@@ -10,9 +10,12 @@ import time
 from collections.abc import Sequence
 from typing import Final, TextIO, TypedDict
 
+from tabletop.play import random_play
+
 from . import engine
+from .actions import Action
 from .engine import advance, apply, legal_actions, new_game
-from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, Options
+from .state import MAX_SEATS, MIN_SEATS, SINGLE_ROUND, TARGET, GameState, Options
 from .views import view
 
 
@@ -133,25 +136,17 @@ def bench(  # noqa: PLR0913 (the command's options)
     """
     if mode not in BENCH_MODES:
         raise ValueError(f"unknown bench mode {mode!r}")
-    with_view = mode == "view"
     options = Options(seats=players)
-    rng = random.Random(seed)
-    done = games = 0
-    started = time.perf_counter()
-    deadline = started + seconds
-    while done < actions if actions is not None else time.perf_counter() < deadline:
-        state, _ = new_game(options, f"{seed}:{games}")
-        while not state.over:
-            seat = state.current
-            if with_view:
-                view(state, seat)
-            if checked:
-                apply(state, seat, rng.choice(legal_actions(state, seat)), inplace=True)
-            else:
-                advance(state, seat, rng.choice(legal_actions(state, seat)))
-            done += 1
-        games += 1
-    elapsed = time.perf_counter() - started
+    played = random_play(
+        lambda game_seed: new_game(options, game_seed),
+        legal_actions,
+        _apply_inplace if checked else advance,
+        seed,
+        seconds=seconds,
+        actions=actions,
+        view=view if mode == "view" else None,
+    )
+    elapsed, games, done = played
     return {
         "engine": "flip",
         # scripts/compile_flip.py's tree imports the engine as an extension module.
@@ -164,6 +159,10 @@ def bench(  # noqa: PLR0913 (the command's options)
         "actions_per_s": round(done / elapsed),
         "games_per_s": round(games / elapsed, 1),
     }
+
+
+def _apply_inplace(state: GameState, seat: int, action: Action) -> None:
+    apply(state, seat, action, inplace=True)
 
 
 class _Args(argparse.Namespace):

@@ -41,11 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from flip.bots import make_bot  # noqa: E402
 from flip.bots.hard import Sampler, _candidates, _to_action, normal_policy  # noqa: E402
-from flip.bots.tournament import to_action, wilson  # noqa: E402
+from flip.bots.tournament import to_action  # noqa: E402
 from flip.cards import CODE_OF, COLOR_OF, KEY_OF, NO_COLOR  # noqa: E402
 from flip.engine import DRAW, Action, apply, legal_actions, new_game  # noqa: E402
 from flip.state import GameState, Options  # noqa: E402
 from flip.views import card_for_handle, flip_memory, view  # noqa: E402
+from tabletop.stats import wilson  # noqa: E402
 
 KNOWS = ("view", "own", "opponents", "all", "flip-memory", "flip-held", "draws")
 

@@ -91,14 +91,21 @@ class OptionSpec:
             if type(value) is not int:
                 raise OptionError(self.name, f"{self.name} is a whole number")
             if self.choices and value not in self.choices:
-                raise OptionError(self.name, f"{self.name} is one of {', '.join(map(str, self.choices))}")
+                raise OptionError(
+                    self.name, f"{self.name} is one of {', '.join(map(str, self.choices))}"
+                )
             low, high = self.minimum, self.maximum
             if (low is not None and value < low) or (high is not None and value > high):
                 raise OptionError(self.name, f"{self.name} is a whole number from {low} to {high}")
             return value
         if not isinstance(value, str) or value not in self.choices:
-            raise OptionError(self.name, f"{self.name} is one of {', '.join(map(str, self.choices))}")
+            raise OptionError(
+                self.name, f"{self.name} is one of {', '.join(map(str, self.choices))}"
+            )
         return value
+
+    def _listed(self) -> str:
+        return ", ".join(map(str, self.choices))
 
 
 class RuleError(Exception):

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from tabletop.play import random_play
+
 from .bots import tournament as bot_tournament
 from .engine import advance, legal_actions, new_game
 from .state import SINGLE_ROUND, TARGET, Options
@@ -90,21 +92,15 @@ def bench(
     With ``actions``, whole games until that many actions are done, whatever the
     time (instruction counts under valgrind need a fixed amount of work)."""
     options = Options(seats=players)
-    rng = random.Random(seed)  # noqa: S311 (random play, not a secret)
-    choice = rng.choice
-    done = games = 0
-    started = time.perf_counter()
-    deadline = started + seconds
-    while done < actions if actions is not None else time.perf_counter() < deadline:
-        state, _ = new_game(options, f"{seed}:{games}")
-        while not state.over:
-            seat = state.current
-            if with_view:
-                view(state, seat)
-            advance(state, seat, choice(legal_actions(state, seat)))
-            done += 1
-        games += 1
-    elapsed = time.perf_counter() - started
+    elapsed, games, done = random_play(
+        lambda game_seed: new_game(options, game_seed),
+        legal_actions,
+        advance,
+        seed,
+        seconds=seconds,
+        actions=actions,
+        view=view if with_view else None,
+    )
     # The keys of `python -m flip bench`'s line, so that one script reads both.
     return dict(
         engine="wildcards",

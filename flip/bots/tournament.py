@@ -10,7 +10,6 @@ is measured here, around ``choose`` only, never inside a bot.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from flip.history import public_history
 from flip.requests import parse_request
 from flip.state import GameState, Options
 from flip.views import flip_memory, view
+from tabletop.stats import Tally, percentile
 
 from . import LEVELS, make_bot
 from .base import Request
@@ -28,26 +28,6 @@ from .base import Request
 def to_action(state: GameState, seat: int, req: Request) -> Action:
     """The engine action for a request in the API's shape (``flip.parse_request``)."""
     return parse_request(state, seat, req)
-
-
-def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score 95% interval of a proportion."""
-    if trials == 0:
-        return (0.0, 0.0)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values``, nearest rank."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q * len(ordered)))
-    return ordered[rank - 1]
 
 
 def play_game(
@@ -100,36 +80,28 @@ def tournament(
     for level in bots:
         if level not in LEVELS:
             raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
-    seats_of = {level: bots.count(level) for level in dict.fromkeys(bots)}
-    wins = dict.fromkeys(seats_of, 0)
-    points = dict.fromkeys(seats_of, 0)
+    tally = Tally(list(bots))
     times: dict[str, list[float]] = {}
-    blocked = 0
-    for index in range(games):
-        levels = [bots[(seat + index) % players] for seat in range(players)]
+
+    def one_game(levels: list[str], index: int) -> tuple[int | None, list[int]]:
         state = play_game(levels, f"{seed}:{index}", times)
-        if state.winner is None:
-            blocked += 1
-        else:
-            wins[levels[state.winner]] += 1
-        for seat, level in enumerate(levels):
-            points[level] += state.scores[seat]
-        if progress is not None:
-            progress(index + 1)
+        return state.winner, state.scores
+
+    tally.play(games, one_game, progress)
     summary: dict[str, Any] = {}
-    for level, seats in seats_of.items():
-        trials = games * seats
-        low, high = wilson(wins[level], trials)
+    for level, seats in tally.seats_of.items():
+        trials, wins = tally.trials(level), tally.wins[level]
+        rate, (low, high) = tally.rate(level)
         all_times = times.get(level, [])
         real = times.get(level + "*", [])
         cpu = times.get(level + "cpu", [])
         summary[level] = {
             "seats": seats,
-            "wins": wins[level],
-            "win_rate": wins[level] / trials if trials else 0.0,
+            "wins": wins,
+            "win_rate": rate,
             "win_rate_ci95": [round(low, 4), round(high, 4)],
             "fair_share": 1 / players,
-            "mean_points_per_game": points[level] / trials if trials else 0.0,
+            "mean_points_per_game": tally.points[level] / trials if trials else 0.0,
             "decisions": len(all_times),
             "decision_ms_mean": 1000 * sum(all_times) / len(all_times) if all_times else 0.0,
             "decision_ms_p99": 1000 * percentile(all_times, 0.99),
@@ -145,7 +117,7 @@ def tournament(
         "players": players,
         "bots": list(bots),
         "seed": seed,
-        "blocked_games": blocked,
+        "blocked_games": tally.blocked,
         "rotated_evenly": games % players == 0,
         "levels": summary,
     }

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from tabletop.stats import wilson
 from tests.wildcards.tables import table
 from wildcards import CODE_OF, Action, GameState, Options, apply, legal_actions, new_game, view
 from wildcards.bots import LEVELS, choose, hard, normal
-from wildcards.bots.tournament import tournament, wilson
+from wildcards.bots.tournament import tournament
 from wildcards.cli import main
 from wildcards.ruleset import RULESET
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
+from tabletop.stats import Tally, percentile
 from wildcards.engine import apply, legal_actions, new_game
 from wildcards.requests import parse_request
 from wildcards.state import GameState, Options
@@ -28,29 +28,6 @@ from . import LEVELS, choose
 
 #: A game that runs longer than this is a stalled table: the tournament fails.
 MAX_ACTIONS = 20_000
-
-
-def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score 95% interval of a proportion.
-
-    >>> [round(x, 3) for x in wilson(40, 100)]
-    [0.309, 0.498]
-    """
-    if trials == 0:
-        return (0.0, 0.0)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values``, nearest rank."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[max(1, math.ceil(q * len(ordered))) - 1]
 
 
 def _decide(
@@ -123,37 +100,31 @@ def tournament(
         if level not in LEVELS:
             raise ValueError(f"unknown bot level {level!r}; choose from {', '.join(LEVELS)}")
     chosen = Options(seats=players) if options is None else options
-    seats_of = {level: bots.count(level) for level in dict.fromkeys(bots)}
-    wins = dict.fromkeys(seats_of, 0)
-    points = dict.fromkeys(seats_of, 0)
+    tally = Tally(list(bots))
     times: dict[str, list[float]] = {}
-    blocked = jump_ins = 0
+    jumped: list[int] = []
     started = time.perf_counter()
-    for index in range(games):
-        levels = [bots[(seat + index) % players] for seat in range(players)]
-        state, jumped = play_game(levels, chosen, f"{seed}:{index}", times)
-        jump_ins += jumped
-        if state.winner is None:
-            blocked += 1
-        else:
-            wins[levels[state.winner]] += 1
-        for seat, level in enumerate(levels):
-            points[level] += state.scores[seat]
-        if progress is not None:
-            progress(index + 1)
+
+    def one_game(levels: list[str], index: int) -> tuple[int | None, list[int]]:
+        state, jumps = play_game(levels, chosen, f"{seed}:{index}", times)
+        jumped.append(jumps)
+        return state.winner, state.scores
+
+    tally.play(games, one_game, progress)
+    jump_ins = sum(jumped)
     summary: dict[str, Any] = {}
-    for level, seats in seats_of.items():
-        trials = games * seats
-        low, high = wilson(wins[level], trials)
+    for level, seats in tally.seats_of.items():
+        trials, wins = tally.trials(level), tally.wins[level]
+        rate, (low, high) = tally.rate(level)
         spent = times.get(level, [])
         cpu = times.get(level + " cpu", [])
         summary[level] = {
             "seats": seats,
-            "wins": wins[level],
-            "win_rate": round(wins[level] / trials, 4) if trials else 0.0,
+            "wins": wins,
+            "win_rate": round(rate, 4),
             "win_rate_ci95": [round(low, 4), round(high, 4)],
             "fair_share": round(1 / players, 4),
-            "mean_points_per_game": round(points[level] / trials, 2) if trials else 0.0,
+            "mean_points_per_game": round(tally.points[level] / trials, 2) if trials else 0.0,
             "decisions": len(spent),
             "decision_ms_mean": round(1000 * sum(spent) / len(spent), 3) if spent else 0.0,
             "decision_ms_p99": round(1000 * percentile(spent, 0.99), 3),
@@ -167,7 +138,7 @@ def tournament(
         "bots": list(bots),
         "seed": seed,
         "options": chosen.to_dict(),
-        "blocked_games": blocked,
+        "blocked_games": tally.blocked,
         "jump_ins": jump_ins,
         "rotated_evenly": games % players == 0,
         "seconds": round(time.perf_counter() - started, 1),
