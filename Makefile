@@ -12,13 +12,13 @@ help:
 	@echo "make worker     a Celery worker alone (broker: CELERY_BROKER_URL, default files under .broker/)"
 	@echo "make beat       Celery beat alone: the deadline sweep every GAMENOOK_SWEEP_SECONDS"
 	@echo "make test       install, then ruff, mypy and the whole test suite, then the flip tests on flip compiled"
-	@echo "make compile    flip's engine compiled with mypyc into build/compiled (flip/ stays pure Python)"
-	@echo "make test-compiled the flip tests against build/compiled"
+	@echo "make compile    both games' engines compiled with mypyc into build/compiled (flip/ and wildcards/ stay pure Python)"
+	@echo "make test-compiled the flip and wildcards tests against build/compiled"
 	@echo "make lint       ruff check, ruff format --check and the import contracts (lint-imports)"
 	@echo "make format     ruff format and ruff check --fix"
 	@echo "make typecheck  mypy --strict on every package"
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
-	@echo "make bench-engine flip against RLCard's UNO, engine alone and with a view: interleaved in one process, then alternated runs (RLCARD_PYTHON)"
+	@echo "make bench-engine flip, then classic Wild Cards, against RLCard's UNO, engine alone and with a view, pure and compiled (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
@@ -80,12 +80,14 @@ COMPILED := build/compiled
 compile: venv
 	$(BIN)/python scripts/compile_flip.py --out $(COMPILED)
 
-# The bots' own tests are left to the pure run: the bots are not compiled (scripts/compile_flip.py),
+# The bots' own tests (and the classic engine's doctests, which a compiled module has not) are
+# left to the pure run: the bots are not compiled (scripts/compile_flip.py),
 # and the engine under them is what the rest of tests/flip checks, the golden games among it.
 FLIP_COMPILED_TESTS = PYTHONPATH=$(COMPILED) GAMENOOK_FLIP_COMPILED=1 $(BIN)/pytest -p no:django \
 	--import-mode=append -W ignore::pytest.PytestConfigWarning -p no:cacheprovider tests/flip \
 	--ignore=tests/flip/test_bots.py --ignore=tests/flip/test_bots_reading.py \
-	--ignore=tests/flip/test_bots_robustness.py --ignore=tests/flip/test_bots_levels.py
+	--ignore=tests/flip/test_bots_robustness.py --ignore=tests/flip/test_bots_levels.py \
+	tests/wildcards --ignore=tests/wildcards/test_bots.py --ignore=tests/wildcards/test_doctests.py
 test-compiled: compile
 	$(FLIP_COMPILED_TESTS)
 
