@@ -9,12 +9,9 @@ from django import forms
 from accounts.validators import MAX_LENGTH, UsernameValidator
 from games import selectors
 
-_CHOICES = selectors.table_choices()
+from .present import choice_words
 
-#: One select for the scoring option: a single round, or a target score.
-SCORING_CHOICES = [("single", "Single round")] + [
-    (f"target-{t}", f"Play to {t} points") for t in _CHOICES["targets"]
-]
+_CHOICES = selectors.table_choices()
 
 
 class Form(forms.Form):
@@ -58,14 +55,57 @@ MOVE_TIMER_CHOICES = [
     (name, f"{name.capitalize()}: {seconds} seconds a move")
     for name, seconds in _CHOICES["move_timers"]
 ]
+#: The games a table can be opened for, each with its options (``OptionSpec``s), in the
+#: registry's order: the first is the default.
+GAMES: list[dict[str, Any]] = _CHOICES["games"]
+
+
+def option_field_name(game: str, option: str) -> str:
+    """The form field of ``game``'s ``option``: each game's options are fields of their own.
+
+    >>> option_field_name("wildcards", "stacking")
+    'wildcards-stacking'
+    """
+    return f"{game}-{option}"
+
+
+def _option_field(spec: Any) -> forms.Field:
+    """The form field of one ``OptionSpec``: a checkbox, a select, or a number.
+
+    Never required by the field itself: the other game's fields are not sent when
+    the page's script disables their fieldset, and ``TableForm.clean`` asks for the
+    chosen game's.
+    """
+    common: dict[str, Any] = {"label": spec.label, "help_text": spec.sentence, "required": False}
+    if spec.kind == "bool":
+        return forms.BooleanField(initial=spec.default, **common)
+    if spec.kind == "choice":
+        return forms.ChoiceField(
+            choices=[(c, choice_words(c).capitalize()) for c in spec.choices],
+            initial=spec.default,
+            **common,
+        )
+    if spec.choices:
+        return forms.TypedChoiceField(
+            choices=[(c, str(c)) for c in spec.choices], coerce=int, initial=spec.default, **common
+        )
+    return forms.IntegerField(
+        min_value=spec.minimum,
+        max_value=spec.maximum,
+        initial=spec.default,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
+        **common,
+    )
 
 
 class TableForm(Form):
-    """The new-table form: each mode's own fields, the other mode's ignored.
+    """The new-table form: the game and its options, each mode's own fields, the
+    other game's and the other mode's ignored.
 
-    The page disables the fieldset of the mode not chosen (its fields are not
-    sent); without the script both show and ``mode`` decides. Whether the
-    options make a table is ``games.services.table_create``'s to say.
+    The page disables the fieldsets of the game and the mode not chosen (their
+    fields are not sent); without the script all show and ``game`` and ``mode``
+    decide. Every option field comes from the game's ``OptionSpec``s; whether
+    the options make a table is ``games.services.table_create``'s to say.
     """
 
     seat_count = forms.TypedChoiceField(
@@ -73,6 +113,13 @@ class TableForm(Form):
         choices=[(n, str(n)) for n in _CHOICES["seat_counts"]],
         coerce=int,
         initial=3,
+    )
+    game = forms.ChoiceField(
+        label="Game",
+        choices=[(g["id"], g["name"]) for g in GAMES],
+        initial=GAMES[0]["id"],
+        widget=forms.RadioSelect,
+        required=False,  # as the API: the first game unless asked
     )
     mode = forms.ChoiceField(
         label="How the table plays",
@@ -100,10 +147,6 @@ class TableForm(Form):
         initial="normal",
         required=False,
     )
-    scoring = forms.ChoiceField(label="Scoring", choices=SCORING_CHOICES, initial="single")
-    two_seat_reverse_skips = forms.BooleanField(
-        label="Two-seat Reverse acts as Skip", required=False, initial=True
-    )
     allow_watchers = forms.BooleanField(label="Allow watchers", required=False, initial=False)
 
     #: The fields of each mode (the page's two fieldsets).
@@ -112,8 +155,48 @@ class TableForm(Form):
         REAL_TIME: ("move_timer",),
     }
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for game in GAMES:
+            for spec in game["options"]:
+                name = option_field_name(game["id"], spec.name)
+                self.fields[name] = _option_field(spec)
+                # The option's one sentence is read with the field (the hint under it).
+                self.fields[name].widget.attrs["aria-describedby"] = f"id_{name}-why"
+
+    def game_fieldsets(self) -> list[dict[str, Any]]:
+        """Each game's options as the page lays them out: the game, and each bound
+        field with its one sentence (house rules apart)."""
+        out = []
+        for game in GAMES:
+            fields = [
+                {"field": self[option_field_name(game["id"], spec.name)], "spec": spec}
+                for spec in game["options"]
+            ]
+            out.append(
+                {
+                    "id": game["id"],
+                    "name": game["name"],
+                    "settings": [f for f in fields if not f["spec"].house_rule],
+                    "house_rules": [f for f in fields if f["spec"].house_rule],
+                }
+            )
+        return out
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        game = data["game"] = data.get("game") or GAMES[0]["id"]
+        # The other games' options are not this table's: their errors are not the host's.
+        for other in GAMES:
+            if other["id"] == game:
+                continue
+            for spec in other["options"]:
+                self.errors.pop(option_field_name(other["id"], spec.name), None)
+        chosen = next((g for g in GAMES if g["id"] == game), None)
+        for spec in chosen["options"] if chosen else []:
+            name = option_field_name(game, spec.name)
+            if spec.kind != "bool" and data.get(name) in (None, "") and name not in self.errors:
+                self.add_error(name, "Choose one." if spec.choices else "Enter a whole number.")
         if "mode" in self.errors:
             return data
         mode = data["mode"] = data.get("mode") or TURN_BY_TURN
@@ -124,20 +207,33 @@ class TableForm(Form):
 
     def service_kwargs(self) -> dict[str, Any]:
         """The ``games.services.table_create`` arguments this form stands for."""
-        data = dict(self.cleaned_data)
-        mode = data.pop("mode")
-        scoring = data.pop("scoring")
-        if scoring == "single":
-            data["scoring"], data["target"] = "single", 500
-        else:
-            data["scoring"], data["target"] = "target", int(scoring.removeprefix("target-"))
+        data = self.cleaned_data
+        game = data["game"]
+        chosen = next(g for g in GAMES if g["id"] == game)
+        kwargs: dict[str, Any] = {
+            "seat_count": data["seat_count"],
+            "game": game,
+            "options": {
+                spec.name: data[option_field_name(game, spec.name)] for spec in chosen["options"]
+            },
+            "allow_watchers": data["allow_watchers"],
+        }
         # Only the chosen mode's fields go to the service.
-        other = REAL_TIME if mode == TURN_BY_TURN else TURN_BY_TURN
-        for name in self.MODE_FIELDS[other]:
-            data.pop(name)
-        if mode == TURN_BY_TURN:
-            data["move_timer"] = None
-        return data
+        for name in self.MODE_FIELDS[data["mode"]]:
+            kwargs[name] = data[name]
+        if data["mode"] == TURN_BY_TURN:
+            kwargs["move_timer"] = None
+        return kwargs
+
+    def add_service_error(self, error: ValueError) -> None:
+        """Put the service's refusal of the options on the field it names
+        (``tabletop.ruleset.OptionError.option``), else on the whole form."""
+        option = getattr(error, "option", None)
+        game = self.cleaned_data.get("game", GAMES[0]["id"])
+        name = None if option is None else option_field_name(game, option)
+        if name not in self.fields:
+            name = None
+        self.add_error(name, f"The table cannot be opened: {error}.")
 
 
 class BotForm(Form):
@@ -145,18 +241,29 @@ class BotForm(Form):
 
 
 class ActionForm(Form):
-    type = forms.ChoiceField(choices=[(t, t) for t in ("play", "draw", "choose_color", "pass")])
+    """A move as the table page's buttons send it; the game's ``parse_request`` checks it."""
+
+    type = forms.ChoiceField(
+        choices=[(t, t) for t in ("play", "draw", "choose_color", "pass", "take_penalty")]
+    )
     card = forms.CharField(required=False, max_length=64)
     color = forms.CharField(required=False, max_length=16)
+    #: The seat a 7 swaps hands with (the classic game's 7-0 rule).
+    target = forms.IntegerField(required=False, min_value=0, max_value=99)
     expected_seq = forms.IntegerField(required=False, min_value=0)
 
     def service_data(self) -> dict[str, Any]:
         data = self.cleaned_data
-        return {
+        out = {
             "type": data["type"],
             "card": data.get("card") or None,
             "color": data.get("color") or None,
         }
+        # Only a request that names a target carries the field: a game without
+        # targets refuses any field it does not know.
+        if data.get("target") is not None:
+            out["target"] = data["target"]
+        return out
 
 
 class EmailForm(Form):

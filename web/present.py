@@ -25,23 +25,98 @@ Context = dict[str, Any]
 RECENT_MOVES = 12
 
 
-@lru_cache(maxsize=512)
-def face(code: str) -> Context:
-    """A face code in words (``selectors.face_words``), cached: there are 112 of them."""
-    return selectors.face_words(code)
+#: The first game of the registry: what a caller that names no game means.
+DEFAULT_GAME: str = selectors.games_offered()[0]["id"]
+
+#: What the corner of a card shows besides a number: its draw, by the face's kind.
+_CORNERS = {
+    "draw-one": "+1",
+    "draw-five": "+5",
+    "wild-draw-two": "+2",
+    "wild-draw-color": "+?",
+    "draw2": "+2",
+    "wild-draw4": "+4",
+}
+#: The action symbol printed on a card, by the face's kind (``_symbols.svg``).
+_ACTS = {
+    "reverse": "reverse",
+    "skip": "skip",
+    "skip-everyone": "skip-everyone",
+    "flip": "flip",
+    **{kind: "draw" for kind in _CORNERS},
+}
 
 
-def faces(codes: list[str]) -> list[Context]:
-    return [face(code) for code in codes]
+@lru_cache(maxsize=1024)
+def face(code: str, game: str = DEFAULT_GAME) -> Context:
+    """A face code of ``game`` in words (``selectors.face_words``), with what its
+    picture shows (the corner's draw, the action's symbol), cached: a game has a
+    hundred-odd faces. A game of one side prints its cards as a light face."""
+    words = {"side": "light", **selectors.face_words(code, game)}
+    words["corner"] = (
+        words["number"] if words["number"] is not None else _CORNERS.get(words["kind"])
+    )
+    words["act"] = _ACTS.get(words["kind"])
+    return words
 
 
-@lru_cache(maxsize=64)
-def refusal(code: str) -> str:
-    return selectors.refusal_sentence(code)
+def faces(codes: list[str], game: str = DEFAULT_GAME) -> list[Context]:
+    return [face(code, game) for code in codes]
 
 
-def color_choice(color: str) -> Context:
-    return {"color": color, "name": color.capitalize(), "symbol": selectors.color_symbol(color)}
+@lru_cache(maxsize=256)
+def refusal(code: str, game: str = DEFAULT_GAME) -> str:
+    return selectors.refusal_sentence(code, game)
+
+
+def color_choice(color: str, game: str = DEFAULT_GAME) -> Context:
+    return {
+        "color": color,
+        "name": color.capitalize(),
+        "symbol": selectors.color_symbol(color, game),
+    }
+
+
+def game_options(game: str, options: Mapping[str, Any]) -> Context:
+    """A table's game and options in words, from the game's ``OptionSpec``s: its name,
+    each setting ("Scoring: Single round") and the house rules that are on.
+
+    The target score is said only when the game is played to one.
+    """
+    offered = next((g for g in selectors.games_offered() if g["id"] == game), None)
+    if offered is None:
+        return {"game_id": game, "game_name": game, "option_words": [], "house_rules": []}
+    words: list[str] = []
+    house: list[str] = []
+    for spec in offered["options"]:
+        value = options.get(spec.name, spec.default)
+        if spec.name == "target" and options.get("scoring", "target") != "target":
+            continue
+        if spec.kind == "bool":
+            if spec.house_rule:
+                if value:
+                    house.append(spec.label)
+            else:
+                words.append(f"{spec.label}: {'on' if value else 'off'}")
+        elif spec.kind == "choice":
+            words.append(f"{spec.label}: {choice_words(value)}")
+        else:
+            words.append(f"{spec.label}: {value}")
+    return {
+        "game_id": game,
+        "game_name": offered["name"],
+        "option_words": words,
+        "house_rules": house,
+    }
+
+
+#: Words for the values of a ``choice`` option (the new-table form's too).
+CHOICE_WORDS = {"single": "single round", "target": "rounds to a target score"}
+
+
+def choice_words(value: object) -> str:
+    """A ``choice`` option's value in words; any other is shown as it is spelt."""
+    return CHOICE_WORDS.get(str(value), str(value).replace("_", " "))
 
 
 def seat_name(seat: Context | None, number: int) -> str:
@@ -109,12 +184,19 @@ class Names:
     """How a page names each seat: "You" for the viewer, else the name or the bot's level."""
 
     def __init__(
-        self, seats: list[Context], viewer: int | None, *, open_faces: bool = False
+        self,
+        seats: list[Context],
+        viewer: int | None,
+        *,
+        open_faces: bool = False,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.by_number = {seat["number"]: seat for seat in seats}
         self.viewer = viewer
         #: The replay: every card is public, so every drawn card is named.
         self.open_faces = open_faces
+        #: The game whose faces the events name.
+        self.game = game
 
     def __call__(self, number: int | None, *, start: bool = False) -> str:
         if number is None:
@@ -162,20 +244,46 @@ class _Said:
     names: Names
     who: str
     for_whom: str = ""
+    #: The seat whose move this is (None: the table's own, as a deal).
+    mover: int | None = None
 
     def verb(self, seat: int | None, you: str, other: str) -> str:
         return _verb(self.names, seat, you, other)
 
 
-def _face_name(code: str) -> str:
-    return str(face(code)["name"])
+def _face_name(s: _Said, code: str) -> str:
+    return str(face(code, s.names.game)["name"])
 
 
 def _play(s: _Said) -> str:
-    text = f"{s.who} played {_face_name(s.event['face'])}{s.for_whom}"
+    card = _face_name(s, s.event["face"])
+    if s.event.get("jump_in"):
+        text = f"{s.who} jumped in with {card}{s.for_whom}"
+    else:
+        text = f"{s.who} played {card}{s.for_whom}"
     if s.event.get("color"):
         text += f" and chose {s.event['color'].capitalize()}"
     return text
+
+
+def _swap(s: _Said) -> str:
+    first, second = s.event["seats"]
+    counts = s.event.get("counts", [])
+    text = f"{s.names(first)} and {s.names(second)} swapped hands"
+    if len(counts) == 2:  # noqa: PLR2004 (the two hands' sizes)
+        text += (
+            f" ({s.names(first)} now {s.verb(first, 'hold', 'holds')} "
+            f"{_plural(counts[0], 'card')}, {s.names(second)} {_plural(counts[1], 'card')})"
+        )
+    return text
+
+
+def _penalty(s: _Said) -> str:
+    seat, count = s.event["seat"], s.event["count"]
+    return (
+        f"{_plural(count, 'card')} of penalty now {'wait' if count != 1 else 'waits'} for "
+        f"{s.names(seat)}, who may pass them on with a draw card or take them"
+    )
 
 
 def _draw(s: _Said) -> str:
@@ -183,9 +291,13 @@ def _draw(s: _Said) -> str:
     if count == 0:
         return f"{s.who} could draw nothing{s.for_whom}: the piles are empty"
     verb = "drew" if s.event["reason"] == "draw" else s.verb(seat, "draw", "draws")
-    text = f"{s.who} {verb} {_plural(count, 'card')}{s.for_whom}"
+    if s.event["reason"] == "penalty" and s.mover == seat:  # a waiting penalty taken
+        verb = "took"
+        text = f"{s.who} {verb} the penalty: {_plural(count, 'card')}{s.for_whom}"
+    else:
+        text = f"{s.who} {verb} {_plural(count, 'card')}{s.for_whom}"
     if (s.names.is_you(seat) or s.names.open_faces) and s.event.get("faces"):
-        text += " (" + ", ".join(_face_name(code) for code in s.event["faces"]) + ")"
+        text += " (" + ", ".join(_face_name(s, code) for code in s.event["faces"]) + ")"
     return text
 
 
@@ -213,9 +325,9 @@ def _game_over(s: _Said) -> str:
 #: Each event type in words.
 _CLAUSES: dict[str, Callable[[_Said], str]] = {
     "round_start": lambda s: f"Round {s.event['round']} is dealt by {s.names(s.event['dealer'])}",
-    "starter": lambda s: f"the starter card is {_face_name(s.event['face'])}",
+    "starter": lambda s: f"the starter card is {_face_name(s, s.event['face'])}",
     "starter_returned": lambda s: (
-        f"{_face_name(s.event['face'])} cannot start: it goes back and the pile is shuffled"
+        f"{_face_name(s, s.event['face'])} cannot start: it goes back and the pile is shuffled"
     ),
     "play": _play,
     "choose_color": lambda s: f"{s.who} chose {s.event['color'].capitalize()}{s.for_whom}",
@@ -225,6 +337,9 @@ _CLAUSES: dict[str, Callable[[_Said], str]] = {
     "draw": _draw,
     "flip": lambda s: f"the table flipped to the {s.event['side']} side",
     "reverse": lambda s: f"play now goes {s.event['direction']}",
+    "swap": _swap,
+    "rotate": lambda s: f"every hand moved on to the next player, {s.event['direction']}",
+    "penalty": _penalty,
     "pass": lambda s: f"{s.who} passed{s.for_whom}: nothing to play and nothing to draw",
     "leave": lambda s: (
         f"{s.who} left the game; {_plural(s.event['count'], 'card')} went under the draw pile"
@@ -298,21 +413,23 @@ def _is_own_move(event: Context, seat: int) -> bool:
     return event["type"] in _OWN_MOVES or (event["type"] == "draw" and event["reason"] == "draw")
 
 
-def _event_clause(event: Context, names: Names, first: bool, by: ByTable | None) -> str | None:
+def _event_clause(
+    event: Context, names: Names, first: bool, by: ByTable | None, mover: int | None = None
+) -> str | None:
     """One event in words (None when it says nothing worth a line)."""
     clause = _CLAUSES.get(event["type"])
     if clause is None:
         return None
     if by is not None and _is_own_move(event, by.seat):
-        return clause(_Said(event, names, by.actor, by.for_whom))
-    return clause(_Said(event, names, names(event.get("seat"), start=first)))
+        return clause(_Said(event, names, by.actor, by.for_whom, mover))
+    return clause(_Said(event, names, names(event.get("seat"), start=first), mover=mover))
 
 
 def _skip_everyone(event: Context, events: list[Context], names: Names) -> list[str]:
     """What a Skip Everyone did, as the turn_lost events say it for a Skip: everyone else
     loses their turn and its player plays again. Its kind is the card's
     (``selectors.face_words``); a last card has no effect: the round ended on it."""
-    if event["type"] != "play" or face(event["face"])["kind"] != "skip-everyone":
+    if event["type"] != "play" or face(event["face"], names.game)["kind"] != "skip-everyone":
         return []
     if any(other["type"] == "round_end" for other in events):
         return []
@@ -341,7 +458,7 @@ def move_sentence(
     by = by_table(names, seat, source, stand_in)
     clauses: list[str] = []
     for event in events:
-        clause = _event_clause(event, names, first=not clauses and by is None, by=by)
+        clause = _event_clause(event, names, first=not clauses and by is None, by=by, mover=seat)
         if clause:
             clauses.append(clause)
             clauses.extend(_skip_everyone(event, events, names))
@@ -417,18 +534,24 @@ def ranking(entries: list[Context], names: Names, winner: int | None) -> tuple[l
     return rows, any(row["why"] for row in rows)
 
 
+def _result_card(card: Any, game: str) -> Context:
+    """A card left in a hand at a round's end: a face code, or a face with its points
+    (a game whose points depend on the side counted says them with each card)."""
+    if isinstance(card, str):
+        return face(card, game)
+    return {**face(card["face"], game), "points": card["points"]}
+
+
 def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
     rows = []
     for result in game["rounds"]:
         hands = []
-        for hand in result["hands"]:
+        for hand in result.get("hands", []):
             hands.append(
                 {
                     "seat": hand["seat"],
                     "name": names(hand["seat"], start=True),
-                    "cards": [
-                        {**face(card["face"]), "points": card["points"]} for card in hand["cards"]
-                    ],
+                    "cards": [_result_card(card, names.game) for card in hand["cards"]],
                     "points": hand["points"],
                 }
             )
@@ -440,7 +563,7 @@ def _round_rows(game: Mapping[str, Any], names: Names) -> list[Context]:
                 "round": result["round"],
                 "winner": None if result["winner"] is None else names(result["winner"], start=True),
                 "points": result["points"],
-                "side": result["side"],
+                "side": result.get("side"),
                 "blocked": result["blocked"],
                 "interrupted": result["interrupted"],
                 "hands": hands,
@@ -461,16 +584,22 @@ def game(
     *,
     strikes_for_bot: int | None = None,
     whole_round: bool = False,
+    game_id: str = DEFAULT_GAME,
 ) -> Context:
     """The template context of a running or finished game, from a view and the log.
 
     ``strikes_for_bot``: a real-time table, whose seats show their strikes and
     presence (None turn by turn). ``whole_round``: ``log`` holds the whole
     round (``selectors.table_log(round_of=...)``), else its newest moves.
+    ``game_id``: the table's game, whose faces and refusals the view names.
+
+    What a game's view holds and another's does not is read where it is: a
+    side (Flip), a waiting penalty, a 7's targets, a card that may jump in
+    (the classic game's house rules). The rules decided them all.
     """
     g = view
     viewer = g["seat"]
-    names = Names(seats, viewer)
+    names = Names(seats, viewer, game=game_id)
     by_number = {seat["number"]: seat for seat in seats}
     # A player struck out (ruling 17) still holds the seat and sees its hand, but the
     # table's bot makes its moves (games.services refuses theirs): nothing to offer them.
@@ -480,13 +609,21 @@ def game(
     hand = []
     for card in g["hand"]:
         playable = card["playable"] and not stood_in
-        entry = {**face(card["face"]), "handle": card["card"], "playable": playable}
+        entry = {**face(card["face"], game_id), "handle": card["card"], "playable": playable}
         if stood_in:
             entry["refusal"] = STOOD_IN
         elif not playable:
-            entry["refusal"] = refusal(card.get("refusal", ""))
-        colors = plays.get(card["card"], {}).get("colors")
-        entry["colors"] = [color_choice(c) for c in colors] if colors else []
+            entry["refusal"] = refusal(card.get("refusal", ""), game_id)
+        legal_play = plays.get(card["card"], {})
+        colors = legal_play.get("colors")
+        entry["colors"] = [color_choice(c, game_id) for c in colors] if colors else []
+        # A 7 under the 7-0 rule: the seats it may swap with, by name.
+        targets = legal_play.get("targets")
+        entry["targets"] = (
+            [{"seat": t, "name": names(t, start=True)} for t in targets] if targets else []
+        )
+        # A card this seat may play out of turn now (jump-in): the view says so.
+        entry["jump_in"] = playable and bool(card.get("jump_in") or legal_play.get("jump_in"))
         hand.append(entry)
     players = []
     for player in g["players"]:
@@ -502,7 +639,7 @@ def game(
                 "is_you": number == viewer,
                 "count": player["count"],
                 "in_game": player["in_game"],
-                "faces": faces(player.get("faces", [])),
+                "faces": faces(player.get("faces", []), game_id),
                 "to_act": number == g["to_act"],
                 "dealer": number == g["dealer"],
                 "score": g["scores"][number],
@@ -515,6 +652,8 @@ def game(
     common = next(iter(reasons)) if len(reasons) == 1 else None
     choose = next((entry for entry in legal if entry["type"] == "choose_color"), None)
     types = {entry["type"] for entry in legal}
+    side = g.get("side")
+    options = g.get("options", {})
     pending = g["pending"]
     top = g["top"]
     my_turn = viewer is not None and g["to_act"] == viewer and not stood_in
@@ -523,42 +662,66 @@ def game(
     must_play_drawn = my_turn and pending is not None and pending["type"] == "play_drawn"
     for entry in hand:
         entry["autofocus"] = must_play_drawn and entry["playable"]
+    hint = turn_hint(
+        penalty=g.get("penalty", 0) if "take_penalty" in types else 0,
+        my_turn=my_turn,
+        playable=[card["name"] for card in hand if card["playable"]],
+        can_draw="draw" in types,
+        can_pass="pass" in types,
+        choosing=choose is not None,
+        must_play_drawn=must_play_drawn,
+        refusal=common,
+    )
+    jumping = [card["name"] for card in hand if card["jump_in"]]
+    if jumping and not my_turn:
+        # The view offers this seat a jump-in: only its own hand says so, never another's.
+        hint = (
+            f"You may jump in: your {jumping[0]} is identical to the top card. "
+            "Play it before the next move to take the turn."
+        )
     return {
         "seat": viewer,
         "watcher": viewer is None,
         "round": g["round"],
-        "side": g["side"],
-        "other_side": "dark" if g["side"] == "light" else "light",
-        "color": None if g["color"] is None else color_choice(g["color"]),
+        "game_id": game_id,
+        "side": side,
+        "other_side": None if side is None else "dark" if side == "light" else "light",
+        "color": None if g["color"] is None else color_choice(g["color"], game_id),
         "direction": g["direction"],
         "to_act": g["to_act"],
         "to_act_name": None if g["to_act"] is None else names(g["to_act"], start=True),
         "my_turn": my_turn,
-        "hint": turn_hint(
-            my_turn=my_turn,
-            playable=[card["name"] for card in hand if card["playable"]],
-            can_draw="draw" in types,
-            can_pass="pass" in types,
-            choosing=choose is not None,
-            must_play_drawn=must_play_drawn,
-            refusal=common,
-        ),
+        "hint": hint,
         # Why the other cards cannot be played, when some can and the rest share a reason.
         "others_hint": common
-        if my_turn and common and any(card["playable"] for card in hand) and not must_play_drawn
+        if (my_turn or bool(jumping))
+        and common
+        and any(card["playable"] for card in hand)
+        and not must_play_drawn
         else None,
         "pending": pending,
         "pending_name": None if pending is None else names(pending["seat"], start=True),
-        "top": None if top is None else face(top),
-        "discard_pile": faces(g["discard_pile"]),
+        # Whom a waiting penalty is for, mid-sentence ("you", or the seat's name).
+        "pending_for": None if pending is None else names(pending["seat"]),
+        "top": None if top is None else face(top, game_id),
+        "discard_pile": faces(g["discard_pile"], game_id),
         "draw_count": g["draw_pile"]["count"],
-        "draw_top": None if g["draw_pile"].get("top") is None else face(g["draw_pile"]["top"]),
+        "draw_top": None
+        if g["draw_pile"].get("top") is None
+        else face(g["draw_pile"]["top"], game_id),
         "players": players,
         "hand": hand,
         "common_refusal": common,
-        "choose_colors": [color_choice(c) for c in choose["colors"]] if choose else [],
+        "choose_colors": [color_choice(c, game_id) for c in choose["colors"]] if choose else [],
         "can_draw": "draw" in types,
         "can_pass": "pass" in types,
+        # A waiting draw penalty (stacking): its size, and whether this seat may take it.
+        "penalty": g.get("penalty", 0),
+        "can_take_penalty": "take_penalty" in types,
+        # The jump-in window: someone may play an identical card out of turn now.
+        "jump_in_open": bool(g.get("jump_in_open")),
+        "can_jump_in": any(card["jump_in"] for card in hand),
+        "draw_until_playable": bool(options.get("draw_until_playable")),
         "scores": g["scores"],
         "rounds": _round_rows(g, names),
         "over": g["over"],
@@ -586,7 +749,7 @@ def _ranking_context(entries: list[Context], names: Names, winner: int | None) -
     return {"ranking": rows, "ranking_note": RANKING_NOTE if told else None}
 
 
-def turn_hint(
+def turn_hint(  # noqa: PLR0911 (one answer per situation)
     *,
     my_turn: bool,
     playable: list[str],
@@ -595,6 +758,7 @@ def turn_hint(
     choosing: bool,
     must_play_drawn: bool,
     refusal: str | None,
+    penalty: int = 0,
 ) -> str:
     """The line over the hand that says what the player may do now, from the view's facts.
 
@@ -610,6 +774,14 @@ def turn_hint(
         return refusal or ""
     if choosing:
         return "Choose the colour in play."
+    if penalty:
+        cards = _plural(penalty, "card")
+        if playable:
+            return (
+                f"{cards} of penalty wait for you: pass them on with a card marked "
+                "playable, or take them."
+            )
+        return f"{cards} of penalty wait for you: take them."
     if playable:
         if must_play_drawn:
             return f"You drew {playable[0]}, which you can play: play it now."
@@ -619,9 +791,11 @@ def turn_hint(
     return "Nothing to play and nothing to draw: pass." if can_pass else refusal or ""
 
 
-def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -> Context:
+def replay_step(
+    position: Mapping[str, Any], seats: list[Context], total: int, game_id: str = DEFAULT_GAME
+) -> Context:
     """The template context of one replay position (every hand face up)."""
-    names = Names(seats, None, open_faces=True)
+    names = Names(seats, None, open_faces=True, game=game_id)
     by_number = {seat["number"]: seat for seat in seats}
     hands = []
     for number, codes in enumerate(position["hands"]):
@@ -629,7 +803,7 @@ def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -
             {
                 "number": number,
                 "name": seat_name(by_number.get(number), number),
-                "cards": faces(codes),
+                "cards": faces(codes, game_id),
                 "in_game": position["in_game"][number],
                 "to_act": number == position["to_act"],
                 "dealer": number == position["dealer"],
@@ -651,16 +825,16 @@ def replay_step(position: Mapping[str, Any], seats: list[Context], total: int) -
         "step": position["step"],
         "total": total,
         "round": position["round"],
-        "side": position["side"],
-        "color": None if position["color"] is None else color_choice(position["color"]),
+        "side": position.get("side"),
+        "color": None if position["color"] is None else color_choice(position["color"], game_id),
         "direction": position["direction"],
         "hands": hands,
-        "top": None if top is None else face(top),
-        "discard_pile": faces(position["discard_pile"]),
+        "top": None if top is None else face(top, game_id),
+        "discard_pile": faces(position["discard_pile"], game_id),
         "draw_count": position["draw_pile"]["count"],
         "draw_top": None
-        if position["draw_pile"]["top"] is None
-        else face(position["draw_pile"]["top"]),
+        if position["draw_pile"].get("top") is None
+        else face(position["draw_pile"]["top"], game_id),
         "sentence": sentence,
         "over": position["over"],
         "rounds": _round_rows(

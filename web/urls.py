@@ -50,4 +50,5 @@ urlpatterns: list[URLPattern] = [
         name="table-concede",
     ),
     path("tables/<int:table_id>/replay/", views.table_replay, name="table-replay"),
+    path("rules/<slug:game>/", views.rules, name="rules"),
 ]

@@ -274,11 +274,7 @@ def _table_row(table: Any) -> dict[str, Any]:
         "names": names,
         "turn_hours": table.turn_hours,
         "move_seconds": table.move_seconds,
-        "scoring": (
-            "single round"
-            if table.options.get("scoring", "single") == "single"
-            else f"to {table.options.get('target')}"
-        ),
+        **present.game_options(table.game, table.options),
         "deadline_at": table.deadline_at,
         "finished_at": table.finished_at,
         "allow_watchers": table.allow_watchers,
@@ -294,7 +290,7 @@ def table_create(request: HttpRequest) -> HttpResponse:
     try:
         table = services.table_create(host=_user(request), **form.service_kwargs())
     except ValueError as exc:  # the service's word on options the form let through
-        form.add_error(None, f"The table cannot be opened: {exc}.")
+        form.add_service_error(exc)
         return lobby(request, form)
     except ServiceError as exc:  # a cap on tables (games.limits): the lobby says which
         form.add_error(None, exc.message)
@@ -345,6 +341,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         context["strikes_for_bot"] = STRIKES_FOR_BOT  # tabletop.realtime's, never a template's
         context["bot_form"] = BotForm()
         context["names"] = [{**s, "name": present.seat_name(s, s["number"])} for s in seats]
+        context.update(present.game_options(table.game, table.options))
         return context
     view = selectors.table_view(table, viewer)
     if view is not None:
@@ -359,7 +356,9 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
             log,
             strikes_for_bot=STRIKES_FOR_BOT if table.realtime else None,
             whole_round=whole_round,
+            game_id=table.game,
         )
+        context["game"].update(present.game_options(table.game, table.options))
         if table.move_seconds is not None and not context["game"]["over"]:
             context["timer"] = present.move_timer(table.deadline_at, table.move_seconds, now)
     context["left"] = bool(mine and mine["left"])
@@ -612,7 +611,7 @@ def table_replay(request: HttpRequest, table_id: int) -> HttpResponse:
     seats = selectors.table_seats(table)
     context = {
         "table": table,
-        "replay": present.replay_step(positions[step], seats, total),
+        "replay": present.replay_step(positions[step], seats, total, table.game),
         "rounds": sorted(rounds.items()),
         "prev_step": step - 1 if step > 0 else None,
         "next_step": step + 1 if step < total else None,
@@ -642,3 +641,28 @@ def table_remove_bot(request: HttpRequest, table_id: int, seat: int) -> HttpResp
     except ServiceError as exc:
         return _answer(request, table_id, exc)
     return _answer(request, table_id)
+
+
+# ----------------------------------------------------------------------------
+# The rules
+
+
+@require_GET
+def rules(request: HttpRequest, game: str) -> HttpResponse:
+    """``/rules/<game>/``: a game's rules in prose, for a newcomer, logged in or not.
+
+    Each game offered has its page (``web/rules/<game>.html``); the options it
+    lists come from the game's ``OptionSpec``s, so every house rule is there.
+    """
+    offered = next((g for g in selectors.games_offered() if g["id"] == game), None)
+    if offered is None:
+        return render(request, "404.html", status=404)
+    return render(
+        request,
+        f"web/rules/{game}.html",
+        {
+            "game": offered,
+            "settings": [spec for spec in offered["options"] if not spec.house_rule],
+            "house_rules": [spec for spec in offered["options"] if spec.house_rule],
+        },
+    )

@@ -20,8 +20,10 @@ NEW_TABLE_FORM = {
     "mode": "turn_by_turn",
     "turn_hours": "24",
     "timeout_policy": "bot",
-    "scoring": "single",
-    "two_seat_reverse_skips": "on",
+    "game": "flip",
+    "flip-scoring": "single",
+    "flip-target": "500",
+    "flip-two_seat_reverse_skips": "on",
 }
 
 

@@ -45,7 +45,7 @@ NASTY = [
 
 ACT_FIELDS = ["type", "card", "color", "expected_seq", "target", "seat", "socket"]
 #: The lobby's form, with the fields a real-time or a points game adds, each made nasty in turn.
-NEW_TABLE = {**NEW_TABLE_FORM, "target": "500", "move_timer": "fast"}
+NEW_TABLE = {**NEW_TABLE_FORM, "wildcards-target": "500", "move_timer": "fast"}
 HEADERS: list[dict[str, str]] = [
     {"HTTP_X_GAMENOOK_LIVE": "1"},
     {"HTTP_X_GAMENOOK_SOCKET": "\x00" * 3},

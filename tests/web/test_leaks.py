@@ -207,8 +207,9 @@ def play_one_game(index: int) -> Counter[str]:
             "seat_count": people + bots,
             "turn_hours": 24,
             "timeout_policy": "bot",
-            "scoring": "single",
-            "two_seat_reverse_skips": "on",
+            "flip-scoring": "single",
+            "flip-target": "500",
+            "flip-two_seat_reverse_skips": "on",
             "allow_watchers": "on",
         },
     )
@@ -341,7 +342,8 @@ def play_one_realtime_game(index: int, clock: Any) -> Counter[str]:
             "seat_count": people + bots,
             "mode": "real_time",
             "move_timer": "fast",
-            "scoring": "single",
+            "flip-scoring": "single",
+            "flip-target": "500",
             "allow_watchers": "on",
         },
     )

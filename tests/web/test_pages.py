@@ -138,15 +138,18 @@ def test_a_table_opens_with_every_option_of_the_form() -> None:
         seat_count="10",
         turn_hours="72",
         timeout_policy="leave",
-        scoring="target-1000",
-        two_seat_reverse_skips="",
+        **{
+            "flip-scoring": "target",
+            "flip-target": "1000",
+            "flip-two_seat_reverse_skips": "",
+        },
         allow_watchers="on",
     )
     table = Table.objects.get(pk=table_id)
     assert (table.seat_count, table.turn_hours, table.timeout_policy) == (10, 72, "leave")
     assert (table.options["scoring"], table.options["target"]) == ("target", 1000)
     assert table.options["two_seat_reverse_skips"] is False and table.allow_watchers is True
-    single = Table.objects.get(pk=new_table(host, scoring="single"))
+    single = Table.objects.get(pk=new_table(host, **{"flip-scoring": "single"}))
     assert (
         single.options["scoring"],
         single.options["two_seat_reverse_skips"],

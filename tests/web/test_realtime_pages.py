@@ -15,9 +15,9 @@ import pytest
 import time_machine
 from django.test import Client
 
-from tabletop import realtime
 from games import services
 from games.models import Seat, Table
+from tabletop import realtime
 from tests.factories import start_table
 from tests.web.conftest import logged_in, make_user
 
@@ -27,7 +27,13 @@ T0 = datetime(2030, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def fields(**extra: str) -> dict[str, str]:
-    return {"seat_count": "3", "scoring": "single", "two_seat_reverse_skips": "on", **extra}
+    return {
+        "seat_count": "3",
+        "flip-scoring": "single",
+        "flip-target": "500",
+        "flip-two_seat_reverse_skips": "on",
+        **extra,
+    }
 
 
 def live(client: Client, table_id: int) -> str:

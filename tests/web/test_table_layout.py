@@ -406,9 +406,16 @@ def test_draw_is_one_tab_from_the_hand_and_a_card_drawn_to_play_takes_the_focus(
     assert page.js_errors == []
 
 
-def _finished(host: User, *, bots: int = 2) -> int:
+#: A classic Wild Cards table with every house rule on (``_started``'s options).
+CLASSIC = {
+    "game": "wildcards",
+    "options": {"stacking": True, "seven_zero": True, "jump_in": True, "draw_until_playable": True},
+}
+
+
+def _finished(host: User, *, bots: int = 2, **options: Any) -> int:
     """A game played to its end: the host concedes at once and the bots play it out."""
-    table_id = _started(host, bots=bots)
+    table_id = _started(host, bots=bots, **options)
     services.table_concede(table_id=table_id, user=host)
     services.table_run_bots(table_id=table_id)
     assert selectors.table_get(table_id).status == "finished"
@@ -434,6 +441,9 @@ def _pages(alice: User) -> dict[str, str]:
     playing = _started(alice, bots=3)
     watched = _started(carol, bots=2)
     finished = _finished(alice)
+    classic = _started(alice, bots=3, **CLASSIC)
+    classic_watched = _started(carol, bots=2, **CLASSIC)
+    classic_finished = _finished(alice, **CLASSIC)
     return {
         "lobby": "/",
         "table-lobby": f"/tables/{lobby_table}/",
@@ -441,6 +451,12 @@ def _pages(alice: User) -> dict[str, str]:
         "table-watch": f"/tables/{watched}/",
         "table-end": f"/tables/{finished}/",
         "replay": f"/tables/{finished}/replay/?step=3",
+        "classic-play": f"/tables/{classic}/",
+        "classic-watch": f"/tables/{classic_watched}/",
+        "classic-end": f"/tables/{classic_finished}/",
+        "classic-replay": f"/tables/{classic_finished}/replay/?step=3",
+        "rules-flip": "/rules/flip/",
+        "rules-wildcards": "/rules/wildcards/",
         "account": "/account/",
     }
 
