@@ -58,6 +58,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Every table of the fill plays Wild Cards Flip with its default options (migration 0009).
+OPTIONS_JSON = json.dumps({"scoring": "single", "target": 500, "two_seat_reverse_skips": True})
 DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/gamenook_bench_sweep"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/14"
 QUEUE = "gamenook-bench-sweep"
@@ -281,7 +283,7 @@ class Bench:
             with cursor.copy(
                 "COPY games_table (id, host_id, state, turn, to_act, started_at,"
                 " turn_started_at, deadline_at, remind_at, created_at, updated_at, status,"
-                " seat_count, two_seat_reverse_skips, scoring, target, turn_hours,"
+                " seat_count, game, game_version, options, turn_hours,"
                 " timeout_policy, allow_watchers, seq, bot_errors, presence_version) FROM STDIN"
             ) as copy:
                 for i in range(active):
@@ -304,9 +306,9 @@ class Bench:
                             now,
                             "active",
                             2,
-                            True,
-                            "single",
-                            500,
+                            "flip",
+                            1,
+                            OPTIONS_JSON,
                             24,
                             "bot",
                             False,
@@ -316,7 +318,8 @@ class Bench:
                         ]
                     )
             with cursor.copy(
-                "COPY games_seat (table_id, number, user_id, bot_level, joined_at, strikes, away)"
+                "COPY games_seat (table_id, number, user_id, bot_level, joined_at, strikes, away,"
+                " struck_out)"
                 " FROM STDIN"
             ) as copy:
                 for i in range(active):
@@ -324,7 +327,9 @@ class Bench:
                     for number in (0, 1):
                         bot = i < self.due and i % 2 == 1 and number != self.current
                         user = None if bot else people[number]
-                        copy.write_row([i + 1, number, user, "easy" if bot else "", now, 0, False])
+                        copy.write_row(
+                            [i + 1, number, user, "easy" if bot else "", now, 0, False, False]
+                        )
             cursor.execute("SELECT setval('games_table_id_seq', %s)", [active])
         raw.commit()
         self._vacuum()
