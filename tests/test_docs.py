@@ -9,7 +9,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("flip", "wildcards", "tabletop", "games", "notifications", "accounts", "live", "web", "gamenook")
+PACKAGES = (
+    "flip",
+    "wildcards",
+    "tabletop",
+    "games",
+    "notifications",
+    "accounts",
+    "live",
+    "web",
+    "gamenook",
+)
 _NAME = re.compile(r"`((?:" + "|".join(PACKAGES) + r")(?:\.[A-Za-z_][A-Za-z0-9_]*)+)`")
 
 
