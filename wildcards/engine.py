@@ -65,17 +65,6 @@ from .cards import (
     sorted_hand,
 )
 from .errors import RuleError
-from .history import CHOOSE as LOG_CHOOSE
-from .history import DRAW as LOG_DRAW
-from .history import JUMP_IN as LOG_JUMP_IN
-from .history import LEAVE as LOG_LEAVE
-from .history import PASS as LOG_PASS
-from .history import PENALTY as LOG_PENALTY
-from .history import PLAY as LOG_PLAY
-from .history import RESHUFFLE as LOG_RESHUFFLE
-from .history import ROTATE as LOG_ROTATE
-from .history import STARTER as LOG_STARTER
-from .history import SWAP as LOG_SWAP
 from .state import (
     PENDING_COLOR,
     PENDING_DRAWN,
@@ -85,10 +74,6 @@ from .state import (
     Options,
 )
 from .types import Event, RankingEntry, RoundResult
-
-#: The public record's commonest entries, ready per seat (``wildcards.history``).
-_LOG_PLAYED: Final = tuple(LOG_PLAY | seat << 4 for seat in range(16))
-_LOG_DREW_ONE: Final = tuple(LOG_DRAW | seat << 4 | 1 << 8 for seat in range(16))
 
 #: "Two players" of the text: two still in the game, whatever the table's size (R8).
 TWO_PLAYERS: Final = 2
@@ -198,7 +183,6 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.penalty = 0
     s.passed = []
     s.exchanges = 0
-    s.log = []
     pile = shuffler.shuffle(s, list(DECK), "deal", events)
     events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     s.hands = deal(pile, s.active, s.dealer, HAND_SIZE)
@@ -214,7 +198,6 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.discard = [starter]
     s.window = True  # R16: the starter opens the jump-in window
     events.append({"type": "starter", "card": starter})
-    s.log.append(LOG_STARTER | starter << 8)
     s.turn += 1
     first = _next(s, s.dealer)
     kind = KIND_OF[starter]
@@ -590,7 +573,6 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
             s.passed = []
         own = COLOR_OF[card]
         if own < 0:
-            s.log.append(LOG_PLAY | seat << 4 | card << 8 | (action.color + 1) << 16)
             s.color = action.color
             event: Event = {
                 "type": "play",
@@ -599,14 +581,12 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
                 "color": COLORS[action.color],
             }
         else:
-            s.log.append(_LOG_PLAYED[seat] | card << 8)  # a 7's target: the swap's entry
             s.color = own
             event = {"type": "play", "seat": seat, "card": card}
         if action.target >= 0:
             event["target"] = action.target
         if seat != s.current:
             event["jump_in"] = True
-            s.log[-1] |= LOG_JUMP_IN
         events = [event]
         if not hand:
             _last_card(s, seat, KIND_OF[card], waiting, shuffler, events)
@@ -633,13 +613,11 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
                 if codes[card]:
                     break
             events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": "draw"})
-            s.log.append(LOG_DRAW | seat << 4 | len(drawn) << 8)
         else:
             pile = s.draw
             card = pile.pop() if pile else _draw_one(s, shuffler, events)
             hand.append(card)
             events.append({"type": "draw", "seat": seat, "cards": [card], "reason": "draw"})
-            s.log.append(_LOG_DREW_ONE[seat])
         # Nothing in the hand was playable, so a drawn Wild Draw 4 passes its test (R15).
         if card >= 0 and codes[card]:  # R9: to be played by the next action
             s.drawn = card
@@ -681,7 +659,6 @@ def _other_move(
         s.color = action.color
         s.pending = None
         events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
-        s.log.append(LOG_CHOOSE | seat << 4 | (action.color + 1) << 16)
     else:
         _pass(s, seat, shuffler, events)
 
@@ -696,7 +673,6 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
     if len(discard) == 1:  # the top card alone: nothing at all to draw
         return NO_CARD
     s.discard = discard[-1:]  # the top card stays where it is
-    s.log.append(LOG_RESHUFFLE | (len(discard) - 1) << 8)
     s.draw = pile = shuffler.shuffle(s, discard[:-1], "reshuffle", events)
     return pile.pop()
 
@@ -716,7 +692,6 @@ def _draw_cards(
     if drawn and s.passed:
         s.passed = []
     events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": reason})
-    s.log.append((LOG_DRAW if reason == "draw" else LOG_PENALTY) | seat << 4 | len(drawn) << 8)
 
 
 def _start_turn(s: GameState, seat: int) -> None:
@@ -757,7 +732,6 @@ def _take_effect(  # noqa: PLR0913
         hands = s.hands
         hands[seat], hands[target] = hands[target], hands[seat]
         s.exchanges += 1
-        s.log.append(LOG_SWAP | seat << 4 | target << 8)
         events.append(
             {
                 "type": "swap",
@@ -774,7 +748,6 @@ def _take_effect(  # noqa: PLR0913
                 moved[_next(s, i)] = hands[i]
         s.hands = moved
         s.exchanges += 1
-        s.log.append(LOG_ROTATE | (s.direction > 0) << 8)
         events.append(
             {
                 "type": "rotate",
@@ -803,7 +776,6 @@ def _last_card(
 def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
     """R25: a pass; when every player still in the round has passed in a row, it is blocked."""
     events.append({"type": "pass", "seat": seat})
-    s.log.append(LOG_PASS | seat << 4)
     passed = s.passed
     if seat not in passed:
         passed.append(seat)
@@ -832,7 +804,6 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
     elif seat in s.passed:
         s.passed.remove(seat)
     events.append({"type": "leave", "seat": seat, "count": len(given_up)})
-    s.log.append(LOG_LEAVE | seat << 4 | len(given_up) << 8)
     if s.players_left == 1:  # the last player wins at once; the round scores nothing
         _end_round(s, s.active.index(True), shuffler, events, interrupted=True)
         return

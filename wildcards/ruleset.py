@@ -23,7 +23,6 @@ from .cards import (
 )
 from .engine import apply, check, legal_actions, new_game, timeout_action
 from .errors import MESSAGES, REQUEST_MESSAGES
-from .history import public_history
 from .positions import open_positions
 from .record import Recorder, replay
 from .requests import parse_request
@@ -222,18 +221,15 @@ class WildCardsRuleset:
         *,
         level: str,
         seed: str,
-        levels: Sequence[str | None],
+        levels: Sequence[str | None],  # noqa: ARG002 (the stronger bots read them)
     ) -> Mapping[str, Any] | None:
-        """The bot sees ``view(state, seat)``, what the seat saw happen this round
-        (``public_history``: a person in the seat would remember that much) and which
-        seats are bots of which level, which the table shows everyone. Its generator
-        is keyed by the game's bot seed and what the view shows of the moment."""
+        """The bot sees only ``view(state, seat)``; its generator is keyed by the
+        game's bot seed and what the view shows of the moment (turn, piles)."""
         seen = view(state, seat)
         moment = (
             f"{seed}:{seat}:{seen['turn']}:{len(seen['discard_pile'])}:{seen['draw_pile']['count']}"
         )
-        rng = random.Random(moment)  # noqa: S311 (a bot's play, not a secret)
-        return bots.choose(seen, level, rng, public_history(state, seat), list(levels))
+        return bots.choose(seen, level, random.Random(moment))  # noqa: S311 (a bot's play, not a secret)
 
 
 RULESET: Ruleset = WildCardsRuleset()

@@ -117,11 +117,6 @@ class GameState:
     ranking: list[RankingEntry] = field(default_factory=list)
     left_order: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
-    #: The round's public record, one small integer per public fact (a play, a
-    #: draw's count, a colour named, a pass, a leave, a reshuffle, a swap or
-    #: rotation; ``wildcards.history``), reset by every deal. It holds no face
-    #: a seat may not see, but it is read through ``public_history`` only.
-    log: list[int] = field(default_factory=list)
     #: The handles of the round and exchange the views last used; never saved
     #: or compared, shared by copies (a handle is a function of those and the seed).
     handle_memo: HandleMemo | None = field(default=None, init=False, repr=False, compare=False)
@@ -141,7 +136,6 @@ class GameState:
             object.__setattr__(c, name, getattr(self, name))
         for name in _LISTS:
             object.__setattr__(c, name, getattr(self, name)[:])
-        c.log = self.log[:]
         c.options = self.options
         c.hands = [held[:] for held in self.hands]
         c.handle_memo = self.handle_memo
@@ -154,7 +148,6 @@ class GameState:
         snapshot.update((name, getattr(self, name)) for name in _SCALARS)
         snapshot.update((name, list(getattr(self, name))) for name in _LISTS)
         snapshot["hands"] = [list(held) for held in self.hands]
-        snapshot["log"] = self.log[:]
         snapshot["results"] = [_copy_result(r) for r in self.results]
         snapshot["ranking"] = [dict(entry) for entry in self.ranking]
         return snapshot
@@ -170,7 +163,6 @@ class GameState:
         for name in _LISTS:
             setattr(state, name, list(data[name]))
         state.hands = [list(held) for held in data["hands"]]
-        state.log = list(data.get("log", ()))  # snapshots from before the record: none
         state.results = [_copy_result(r) for r in data["results"]]
         state.ranking = [_copy_entry(entry) for entry in data["ranking"]]
         return state

@@ -20,10 +20,8 @@ from tabletop.stats import wilson
 from tests.wildcards.tables import table
 from wildcards import CODE_OF, Action, GameState, Options, apply, legal_actions, new_game, view
 from wildcards.bots import LEVELS, choose, hard, normal
-from wildcards.bots.base import NO_WILD, allowed, lacks
 from wildcards.bots.tournament import tournament
 from wildcards.cli import main
-from wildcards.history import public_history
 from wildcards.ruleset import RULESET
 
 HOUSE_RULES = ("stacking", "seven_zero", "jump_in", "draw_until_playable")
@@ -284,79 +282,3 @@ def test_tournament_command_prints_win_rates(capsys: pytest.CaptureFixture[str])
     for level in ("hard", "normal", "easy"):
         assert level in out
     assert "95%" in out
-
-
-def test_what_a_hand_lacks_is_true_of_the_real_hand() -> None:
-    """``base.lacks`` reads the public history only, and what it says is always so: over
-    random games with every house rule, no hand holds a card it is said to lack, and
-    Hard's samples deal no such card to it."""
-    rng = random.Random(11)
-    known = 0
-    for index, combination in enumerate(COMBINATIONS):
-        state, _ = new_game(_options(index, combination), f"lacks{index}")
-        for _ in range(150):
-            if state.over:
-                break
-            seat = state.current
-            seen = view(state, seat)
-            lack = lacks(seen, public_history(state, seat))
-            for other, mask in enumerate(lack):
-                known += mask != 0
-                assert all(allowed(c, mask) for c in state.hands[other]), (index, other, mask)
-            assert lack[seat] == 0
-            if any(lack):
-                sample = hard.Table(seen, lack).sample(rng)
-                for other, mask in enumerate(lack):
-                    assert all(allowed(c, mask) for c in sample.hands[other])
-                    assert len(sample.hands[other]) == len(state.hands[other])
-            state, _ = apply(state, seat, rng.choice(legal_actions(state, seat)))
-    assert known > 100  # noqa: PLR2004 (draws happen: the test reads something)
-
-
-def test_a_draw_tells_what_the_drawer_lacks_and_a_penalty_forgets_it() -> None:
-    seen = {"seat": 0, "players": [{"seat": i, "in_game": True} for i in range(3)]}
-    drew = {
-        "type": "draw",
-        "seat": 1,
-        "count": 1,
-        "reason": "draw",
-        "on": "red-5",
-        "in_play": "red",
-    }
-    assert lacks(seen, [drew]) == [0, NO_WILD | 1, 0]
-    swapped = [drew, {"type": "swap", "seats": [1, 2]}]
-    assert lacks(seen, swapped) == [0, 0, NO_WILD | 1]
-    penalty = {"type": "draw", "seat": 2, "count": 2, "reason": "penalty"}
-    assert lacks(seen, [*swapped, penalty]) == [0, 0, 0]
-    rotated = [drew, {"type": "rotate", "direction": "clockwise"}]
-    assert lacks(seen, rotated) == [0, 0, NO_WILD | 1]
-    # A Wild Draw 4 shows its player held none of the colour in play.
-    draw4 = {"type": "play", "seat": 2, "face": "wild-draw4", "on": "blue-3", "in_play": "blue"}
-    assert lacks(seen, [draw4]) == [0, 0, 1 << 3]
-
-
-def test_normal_names_a_colour_the_next_seat_lacks() -> None:
-    """With two colours held alike, a Wild names the one the next seat was seen to lack."""
-    hand = ["red-3", "red-4", "blue-5", "blue-6", "wild"]
-    seen: dict[str, Any] = {
-        "seat": 0,
-        "players": [{"seat": i, "count": c, "in_game": True} for i, c in enumerate([5, 2, 7])],
-        "direction": "clockwise",
-        "options": {"scoring": "single", "seven_zero": False, "stacking": False},
-        "discard_pile": ["green-1"],
-        "hand": [{"card": f"h{i}", "face": f} for i, f in enumerate(hand)],
-        "legal_actions": [
-            {"type": "play", "card": "h4", "colors": ["red", "yellow", "green", "blue"]}
-        ],
-    }
-    drew = {
-        "type": "draw",
-        "seat": 1,
-        "count": 1,
-        "reason": "draw",
-        "on": "blue-9",
-        "in_play": "blue",
-    }
-    for seed in range(6):
-        answer = choose(seen, "normal", random.Random(seed), [drew], ["normal"] * 3)
-        assert answer == {"type": "play", "card": "h4", "color": "blue"}

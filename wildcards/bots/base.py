@@ -23,13 +23,6 @@ from wildcards.cards import CARDS_BY_FACE, CODE_OF, COLOR_OF, COLORS, KEY_OF, NO
 
 View = Mapping[str, Any]
 Request = dict[str, Any]
-#: The round's public history (``wildcards.history.public_history``), or None: not told.
-History = Sequence[Mapping[str, Any]] | None
-#: Each seat's bot level, None for a person (``RULESET.bot_request``'s ``levels``), or None.
-Levels = Sequence[str | None] | None
-
-#: The bit of ``lacks`` that says a hand holds no Wild (of either kind); bit ``c``: no colour ``c``.
-NO_WILD: Final = 16
 
 #: One card carrying each face code: everything the bots read about a face.
 CARD_OF_FACE: Final[dict[str, int]] = {code: cards[0] for code, cards in CARDS_BY_FACE.items()}
@@ -102,70 +95,6 @@ def seat_order(view: View) -> list[int]:
     return order
 
 
-def lacks(view: View, history: History) -> list[int]:  # noqa: C901 (one branch per event)
-    """What each hand is known to lack, read off the round's public history.
-
-    A bit mask per seat: bit ``c`` set, the hand holds no card of colour ``c``;
-    ``NO_WILD``, no Wild. A seat that draws on its turn, or passes, held nothing
-    it could play: no card of the colour in play and no Wild (a Wild Draw 4
-    would have passed its test). A card it then draws and keeps was not
-    playable either, so that stays true, but it may be of a colour the hand
-    was known to lack before: that is forgotten. A Wild Draw 4 played (not stacked)
-    shows its player held none of the colour in play. A penalty's cards are
-    unknown: what was known of that hand is forgotten. A swap or a rotation
-    moves what is known with the hands. The seat's own entry is left 0.
-    """
-    n = len(view["players"])
-    known = [0] * n
-    if not history:
-        return known
-    order = [p["seat"] for p in view["players"] if p["in_game"]]
-    for index, event in enumerate(history):
-        kind = event["type"]
-        if kind in ("draw", "pass"):
-            seat = event["seat"]
-            if kind == "draw" and event["reason"] == "penalty":
-                known[seat] = 0
-                continue
-            in_play = event["in_play"]
-            lacked = NO_WILD | (1 << COLORS.index(in_play) if in_play else 0)
-            if kind == "draw" and event["count"] > _played_at_once(history, index):
-                # A card kept is not playable now, but may be of a colour lacked before.
-                known[seat] = lacked
-            else:
-                known[seat] |= lacked
-        elif kind == "play":
-            if event["face"] == "wild-draw4" and event["in_play"] and event["on"] != "wild-draw4":
-                known[event["seat"]] |= 1 << COLORS.index(event["in_play"])
-        elif kind == "swap":
-            a, b = event["seats"]
-            known[a], known[b] = known[b], known[a]
-        elif kind == "rotate":
-            step = 1 if event["direction"] == "clockwise" else -1
-            moved = [0] * n
-            ring = order if step == 1 else order[::-1]
-            for i, seat in enumerate(ring):
-                moved[ring[(i + 1) % len(ring)]] = known[seat]
-            known = moved
-        elif kind == "leave":
-            known[event["seat"]] = 0
-    known[view["seat"]] = 0
-    return known
-
-
-def _played_at_once(history: Sequence[Mapping[str, Any]], index: int) -> int:
-    """1 when the draw at ``history[index]`` was played straight away (it had to be)."""
-    after = history[index + 1] if index + 1 < len(history) else None
-    seat = history[index]["seat"]
-    return 1 if after is not None and after["type"] == "play" and after["seat"] == seat else 0
-
-
-def allowed(card: int, mask: int) -> bool:
-    """True when a hand that lacks ``mask`` may hold ``card``."""
-    color = COLOR_OF[card]
-    return not (mask & NO_WILD if color == NO_COLOR else mask >> color & 1)
-
-
 class Unseen:
     """The cards the seat cannot see (other hands and the draw pile), by colour and key.
 
@@ -199,24 +128,15 @@ class Unseen:
         """The cards unseen by a seat that sees ``cards`` (its hand and the discard pile)."""
         return cls([CODE_OF[c] for c in cards])
 
-    def follow_chance(self, color: int, key: int, cards: int, lack: int = 0) -> float:
+    def follow_chance(self, color: int, key: int, cards: int) -> float:
         """The chance that a hand of ``cards`` unseen cards holds one that goes on a
-        card of ``key`` with ``color`` in play (a Wild always does), for a hand known
-        to lack ``lack`` (``lacks``): its cards come from the others only."""
+        card of ``key`` with ``color`` in play (a Wild always does)."""
         total = self.total
-        wilds = 0 if lack & NO_WILD else self.wilds
-        if lack:
-            total -= sum(self.by_color[c] for c in range(4) if lack >> c & 1)
-            total -= self.wilds - wilds
         if cards <= 0 or total <= 0:
             return 0.0
-        match = wilds + (self.by_color[color] if color >= 0 and not lack >> color & 1 else 0)
+        match = self.wilds + (self.by_color[color] if color >= 0 else 0)
         if key >= 0:
-            match += sum(
-                self.by_color_key.get((c, key), 0)
-                for c in range(4)
-                if c != color and not lack >> c & 1
-            )
+            match += sum(self.by_color_key.get((c, key), 0) for c in range(4) if c != color)
         miss = 1.0
         for i in range(min(cards, total)):
             miss *= max(0, total - match - i) / (total - i)

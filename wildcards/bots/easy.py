@@ -28,12 +28,7 @@ def requests_of(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def choose(
-    view: Mapping[str, Any],
-    rng: random.Random,
-    history: Any = None,  # noqa: ARG001 (Easy remembers nothing)
-    levels: Any = None,  # noqa: ARG001
-) -> dict[str, Any] | None:
+def choose(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any] | None:
     """A uniformly random request among the legal ones, or None when there is none.
 
     >>> choose({"legal_actions": [{"type": "draw"}]}, random.Random(0))

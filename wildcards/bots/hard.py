@@ -1,12 +1,11 @@
 """Hard: determinised rollouts over the hidden cards its seat cannot see.
 
 The view shows the bot its own hand, the whole discard pile and every hand's
-size. Every other card is hidden, in the other hands or in the draw pile. The
-round's public history tells a little more: what each hand is known to lack
-(``base.lacks``: a seat that drew on a colour holds none of it, nor a Wild).
-For a decision with more than one option Hard samples *determinisations*: the
-unseen cards shuffled and dealt into the other hands by their sizes (a hand
-known to lack a colour dealt none of it) and into the draw pile, the rest of the table as the view
+size. Every other card is hidden, in the other hands or in the draw pile, and
+all of them are equally likely anywhere as far as the view tells (it keeps no
+memory between calls). For a decision with more than one option Hard samples
+*determinisations*: the unseen cards shuffled and dealt into the other hands
+by their sizes and into the draw pile, the rest of the table as the view
 shows it (turn, direction, colour, waiting penalty, pending decision), made
 into a full ``GameState``. Each candidate play (Normal's choice of colour and
 target for each card it may play) is taken on each determinisation (common
@@ -14,8 +13,7 @@ random numbers: the same sample and rollout generator for every candidate)
 and play goes on with the engine for ``DEPTH`` actions, every seat played as
 Normal plays (``normal_action``: its rules of thumb read from the state, over
 only what the seat to act could see, leaving out the chance that the next seat
-follows, which would cost too much at every simulated move), except a seat the
-table shows is an Easy bot, which plays at random. Where a rollout stops it is scored: 1
+follows, which would cost too much at every simulated move). Where a rollout stops it is scored: 1
 for a win, 0 for a loss, else an estimate of the bot's chance from how many
 cards everyone holds (``leaf_value``). The candidate with the best mean is
 played; Normal's own choice gets a small head start (``PRIOR``).
@@ -45,26 +43,11 @@ from wildcards import (
     Options,
     advance,
     can_draw,
-    legal_actions,
     playable_cards,
 )
-from wildcards.cards import (
-    CARDS_BY_FACE,
-    COLORS,
-    KIND_OF,
-    NO_COLOR,
-)
+from wildcards.cards import CARDS_BY_FACE, COLORS, KIND_OF, NO_COLOR
 
-from .base import (
-    History,
-    Levels,
-    Request,
-    Unseen,
-    View,
-    allowed,
-    color_counts,
-    lacks,
-)
+from .base import Request, Unseen, View, color_counts
 from .normal import RACE, Context, NormalBot, W, normal_action_scores, weights
 
 #: Simulated actions per decision, summed over every rollout of every candidate.
@@ -163,7 +146,7 @@ class Table:
     of the physical cards carrying it; the cards left over are the unseen ones.
     """
 
-    def __init__(self, view: View, lack: Sequence[int] = ()) -> None:
+    def __init__(self, view: View) -> None:
         free = {face: list(cards) for face, cards in CARDS_BY_FACE.items()}
         self.view = view
         self.discard = [free[face].pop() for face in view["discard_pile"]]
@@ -176,33 +159,19 @@ class Table:
         self.options = Options.from_dict(view["options"])
         hidden = sum(c for i, c in enumerate(self.counts) if i != self.me)
         self.consistent = hidden + view["draw_pile"]["count"] == len(self.unseen)
-        #: What each other hand is known to lack (``base.lacks``): its sample holds none.
-        self.lack = [m if i != self.me else 0 for i, m in enumerate(lack)] if any(lack) else []
 
     def sample(self, rng: random.Random) -> GameState:
         """One determinisation: the unseen cards dealt at random by hand size."""
         view = self.view
         unseen = self.unseen[:]
         rng.shuffle(unseen)
-        hands: list[list[int]] = [[] for _ in self.counts]
-        hands[self.me] = list(self.mine.values())
-        for seat, mask in enumerate(self.lack):
-            if not mask:
-                continue
-            # The hand known to lack ``mask`` is dealt from the cards it may hold first
-            # (more than the knowledge allows: the first cards left, rather than none).
-            need = self.counts[seat]
-            dealt: list[int] = []
-            rest: list[int] = []
-            for card in unseen:
-                (dealt if len(dealt) < need and allowed(card, mask) else rest).append(card)
-            short = need - len(dealt)
-            hands[seat] = dealt + rest[:short]
-            unseen = rest[short:]
+        hands: list[list[int]] = []
         at = 0
         for seat, count in enumerate(self.counts):
-            if seat != self.me and not (self.lack and self.lack[seat]):
-                hands[seat] = unseen[at : at + count]
+            if seat == self.me:
+                hands.append(list(self.mine.values()))
+            else:
+                hands.append(unseen[at : at + count])
                 at += count
         pending = view["pending"]
         color = view["color"]
@@ -241,16 +210,10 @@ class Table:
 
 
 def search(
-    table: Table,
-    candidates: Sequence[Request],
-    rng: random.Random,
-    budget: int = BUDGET,
-    levels: Levels = None,
+    table: Table, candidates: Sequence[Request], rng: random.Random, budget: int = BUDGET
 ) -> list[float]:
-    """The mean rollout result of each candidate (its index in ``candidates``); a seat
-    ``levels`` says is an Easy bot plays at random in the rollouts, every other as Normal."""
+    """The mean rollout result of each candidate (its index in ``candidates``)."""
     actions = [table.action(r) for r in candidates]
-    easy = [level == "easy" for level in levels] if levels else [False] * len(table.counts)
     me = table.me
     totals = [0.0] * len(actions)
     spent = samples = 0
@@ -263,11 +226,7 @@ def search(
             roll = random.Random(seed)  # noqa: S311 (a bot's play, not a secret)
             steps = 0
             while not s.over and steps < DEPTH:
-                seat = s.current
-                if easy[seat]:
-                    advance(s, seat, roll.choice(legal_actions(s, seat)))
-                else:
-                    advance(s, seat, normal_action(s, roll))
+                advance(s, s.current, normal_action(s, roll))
                 steps += 1
             totals[i] += leaf_value(s, me)
             spent += steps + 1 + OVERHEAD
@@ -275,12 +234,9 @@ def search(
     return [t / samples for t in totals]
 
 
-def choose(
-    view: View, rng: random.Random, history: History = None, levels: Levels = None
-) -> Request | None:
-    """Hard's request for ``view``, or None (nothing to do, or no jump-in): the round's
-    public ``history`` keeps its samples to what the other hands may hold."""
-    normal = NormalBot(rng, weights(view), history, levels)
+def choose(view: View, rng: random.Random) -> Request | None:
+    """Hard's request for ``view``, or None (nothing to do, or no jump-in)."""
+    normal = NormalBot(rng, weights(view))
     legal: list[dict[str, Any]] = view["legal_actions"]
     if not legal or legal[0].get("jump_in") or legal[0]["type"] == "choose_color":
         return normal.choose(view)
@@ -290,10 +246,10 @@ def choose(
         candidates.append({"type": TAKE_PENALTY})
     if len(candidates) < 2:  # noqa: PLR2004
         return normal.choose(view)
-    table = Table(view, lacks(view, history))
+    table = Table(view)
     if not table.consistent or view["to_act"] != view["seat"]:
         return normal.choose(view)
-    values = search(table, candidates, rng, levels=levels)
+    values = search(table, candidates, rng)
     values[0] += PRIOR
     best = max(range(len(candidates)), key=lambda i: values[i])
     return candidates[best]

@@ -12,10 +12,7 @@ played (the bot's generator only breaks ties):
   its colour (and of its number or action) stay in the hand, and a Wild names
   the colour held most;
 - leave a colour the next seat is unlikely to follow, above all a seat on one
-  or two cards: the chance is read off the cards the seat cannot see (``Unseen``)
-  and what the round's public history shows that seat lacks (``base.lacks``: it
-  drew, or passed, on that colour); a Wild names, among the colours held most, one
-  the next seat lacks;
+  or two cards: the chance is read off the cards the seat cannot see (``Unseen``);
 - aim Skips and Draw 2s at a next player close to going out and keep them
   otherwise; turn a Reverse away from a next player who holds fewer cards than
   the previous one;
@@ -54,15 +51,12 @@ from wildcards.cards import (
 
 from .base import (
     CARD_OF_FACE,
-    History,
-    Levels,
     Request,
     Unseen,
     View,
     best_color,
     color_counts,
     hand_of,
-    lacks,
     requests_of,
     seat_order,
 )
@@ -90,7 +84,6 @@ W: Final[Mapping[str, float]] = MappingProxyType(
         "reverse_keep": -20.0,
         "exchange": 8.0,
         "jump_in_min_gain": 0,
-        "wild_lacked": 0.5,
     }
 )
 
@@ -107,10 +100,7 @@ def weights(view: View) -> Mapping[str, float]:
 class Context:
     """What the rules of thumb read of the table: who plays next, and hand sizes."""
 
-    __slots__ = (
-        "counts", "lacks", "levels", "me", "min_opp", "order", "played", "seven_zero", "stacking",
-        "unseen",
-    )  # fmt: skip
+    __slots__ = ("counts", "me", "min_opp", "order", "played", "seven_zero", "stacking", "unseen")
 
     def __init__(  # noqa: PLR0913
         self,
@@ -122,8 +112,6 @@ class Context:
         stacking: bool,
         played: Sequence[int] = (0, 0, 0, 0),
         unseen: Unseen | None = None,
-        lacks: Sequence[int] = (),
-        levels: Levels = None,
     ) -> None:
         self.me = me
         #: The other seats in the game, in the order they play after ``me``.
@@ -137,13 +125,9 @@ class Context:
         #: The cards the seat cannot see, to guess whether the next seat can follow
         #: (None in Hard's rollouts, where it would cost too much for every move).
         self.unseen = unseen
-        #: What each hand is known to lack (``base.lacks``); empty: nothing known.
-        self.lacks = lacks
-        #: Each seat's bot level (None: a person), when the table told.
-        self.levels = levels
 
     @classmethod
-    def of_view(cls, view: View, history: History = None, levels: Levels = None) -> Context:
+    def of_view(cls, view: View) -> Context:
         options = view["options"]
         return cls(
             view["seat"],
@@ -153,8 +137,6 @@ class Context:
             stacking=bool(options["stacking"]),
             played=color_counts([CARD_OF_FACE[f] for f in view["discard_pile"]]),
             unseen=Unseen([e["face"] for e in view["hand"]] + view["discard_pile"]),
-            lacks=lacks(view, history),
-            levels=levels,
         )
 
     def threat(self, seat: int) -> bool:
@@ -259,8 +241,7 @@ def follow_cost(card: int, color: int, key: int, ctx: Context, w: Mapping[str, f
     weight = w["follow_last"] if count == 1 else w["follow_two"] if count == 2 else w["follow"]  # noqa: PLR2004
     if not weight:
         return 0.0
-    lack = ctx.lacks[seat] if ctx.lacks else 0
-    return weight * ctx.unseen.follow_chance(color, key, count, lack)
+    return weight * ctx.unseen.follow_chance(color, key, count)
 
 
 def best_target(targets: Sequence[int], ctx: Context) -> int:
@@ -273,25 +254,14 @@ class NormalBot:
 
     level = "normal"
 
-    def __init__(
-        self,
-        rng: random.Random,
-        w: Mapping[str, float] = W,
-        history: History = None,
-        levels: Levels = None,
-    ) -> None:
+    def __init__(self, rng: random.Random, w: Mapping[str, float] = W) -> None:
         self.rng = rng
         self.w = w
-        self.history = history
-        self.levels = levels
-
-    def context(self, view: View) -> Context:
-        return Context.of_view(view, self.history, self.levels)
 
     def scored(self, view: View) -> list[tuple[float, Request]]:
         """Every play of the view with its score, best first; the other requests
         (draw, take_penalty, pass, choose_color) are not scored."""
-        ctx = self.context(view)
+        ctx = Context.of_view(view)
         hand = hand_of(view)
         rng = self.rng
         out: list[tuple[float, float, Request]] = []
@@ -308,28 +278,12 @@ class NormalBot:
                 target = best_target(entry["targets"], ctx)
                 request["target"] = target
             if "colors" in entry:
-                color, score = self.best_wild_color(card, rest, entry["colors"], ctx)
+                color = best_color(rest, [COLORS.index(c) for c in entry["colors"]], rng)
                 request["color"] = COLORS[color]
-            else:
-                score = play_score(card, rest, ctx, color, target, self.w)
+            score = play_score(card, rest, ctx, color, target, self.w)
             out.append((score, rng.random(), request))
         out.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [(score, request) for score, _, request in out]
-
-    def best_wild_color(
-        self, card: int, rest: Sequence[int], colors: Sequence[str], ctx: Context
-    ) -> tuple[int, float]:
-        """The colour a Wild names and its score: the colour held most, a colour the
-        seat that acts next is known to lack (``ctx.lacks``) counting ``wild_lacked``
-        cards more."""
-        allowed = [COLORS.index(c) for c in colors]
-        counts = color_counts(rest)
-        bonus = self.w["wild_lacked"]
-        seat = acts_after(card, ctx)
-        lack = ctx.lacks[seat] if ctx.lacks and seat >= 0 else 0
-        rng = self.rng
-        color = max(allowed, key=lambda c: (counts[c] + bonus * (lack >> c & 1), rng.random()))
-        return color, play_score(card, rest, ctx, color, -1, self.w)
 
     def choose(self, view: View) -> Request | None:
         legal: list[dict[str, Any]] = view["legal_actions"]
@@ -344,7 +298,9 @@ class NormalBot:
             request = best[0][1]
             hand = hand_of(view)
             card = hand[request["card"]]
-            gain = exchange_gain(card, len(hand) - 1, request.get("target", -1), self.context(view))
+            gain = exchange_gain(
+                card, len(hand) - 1, request.get("target", -1), Context.of_view(view)
+            )
             return request if gain >= self.w["jump_in_min_gain"] else None
         first = legal[0]
         if first["type"] == "choose_color":
@@ -358,12 +314,9 @@ class NormalBot:
         return requests_of(view)[0]  # draw, take_penalty or pass: the only one there is
 
 
-def choose(
-    view: View, rng: random.Random, history: History = None, levels: Levels = None
-) -> Request | None:
-    """Normal's request for ``view``, or None (nothing to do, or no jump-in); ``history``
-    (the round's public history) tells it what the other hands lack."""
-    return NormalBot(rng, weights(view), history, levels).choose(view)
+def choose(view: View, rng: random.Random) -> Request | None:
+    """Normal's request for ``view``, or None (nothing to do, or no jump-in)."""
+    return NormalBot(rng, weights(view)).choose(view)
 
 
 def normal_action_scores(

@@ -3,8 +3,7 @@
 Bots are driven as the service drives them (``games.services.table_run_bot_turn``):
 before each action every other seat that may jump in is asked once, in seat
 order, whether it does (``choose`` answering None is "no"); then the seat to
-act is asked. Each sees ``view(state, seat)``, the round's ``public_history``
-and the seats' levels, as ``RULESET.bot_request`` gives them; its request is turned into
+act is asked. Each sees only ``view(state, seat)``; its request is turned into
 an action by ``parse_request`` and taken by ``apply``, which checks it, so a
 bot answering anything illegal stops the tournament with the refusal. Decision
 time is measured here, around ``choose`` only (the view is built before).
@@ -21,7 +20,6 @@ from typing import Any, Final
 
 from tabletop.stats import Tally, percentile
 from wildcards.engine import apply, legal_actions, new_game
-from wildcards.history import public_history
 from wildcards.requests import parse_request
 from wildcards.state import GameState, Options
 from wildcards.views import view
@@ -33,18 +31,12 @@ MAX_ACTIONS = 20_000
 
 
 def _decide(
-    state: GameState,
-    seat: int,
-    levels: Sequence[str],
-    rng: random.Random,
-    times: dict[str, list[float]],
+    state: GameState, seat: int, level: str, rng: random.Random, times: dict[str, list[float]]
 ) -> dict[str, Any] | None:
-    level = levels[seat]
     seen = view(state, seat)
     cpu = time.process_time()
     started = time.perf_counter()
-    # The history is read inside the clock: it is the bot's memory, built for each decision.
-    request = choose(seen, level, rng, public_history(state, seat), levels)
+    request = choose(seen, level, rng)
     times.setdefault(level, []).append(time.perf_counter() - started)
     # The process's CPU time: what the decision costs on an otherwise idle core.
     times.setdefault(level + " cpu", []).append(time.process_time() - cpu)
@@ -74,7 +66,7 @@ def play_game(
                     continue
                 if not legal_actions(state, seat):  # as the service asks (R29: not shown)
                     continue
-                request = _decide(state, seat, levels, rng, spent)
+                request = _decide(state, seat, levels[seat], rng, spent)
                 if request is not None:
                     apply(state, seat, parse_request(state, seat, request), inplace=True)
                     jump_ins += 1
@@ -83,7 +75,7 @@ def play_game(
         if acted:
             continue
         seat = state.current
-        request = _decide(state, seat, levels, rng, spent)
+        request = _decide(state, seat, levels[seat], rng, spent)
         if request is None:
             raise RuntimeError(f"the {levels[seat]} bot in seat {seat} did not act on its turn")
         apply(state, seat, parse_request(state, seat, request), inplace=True)
