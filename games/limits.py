@@ -41,9 +41,14 @@ def lock_user(user: User) -> None:
     """Take ``user``'s row lock until the transaction ends: one lobby write of theirs at a time.
 
     Every service that checks a cap takes it before any table's lock, so the
-    order is always the user, then the table.
+    order is always the user, then the table. The lock is PostgreSQL's FOR NO KEY
+    UPDATE: it keeps out another such write, but not a row that merely refers to
+    the user (the key share lock its foreign key check takes). A plain FOR UPDATE
+    deadlocked with a socket opening at the table: that holds the table's lock and
+    inserts a connection naming the user (``presence_open``), while the host adding
+    a bot held the user and waited for the table.
     """
-    User.objects.select_for_update().filter(pk=user.pk).values_list("pk").first()
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk").first()
 
 
 def open_tables(user: User) -> int:
