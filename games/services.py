@@ -1014,10 +1014,10 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
         rules = rulesets.ruleset(game)
     except rulesets.UnknownGame:
         raise ValueError(f"the games are {', '.join(rulesets.game_ids())}") from None
-    chosen = rules.options_dict(
-        rules.make_options(seat_count, {**(options or {}), **option_values})
-    )
-    chosen.pop("seats", None)
+    made = rules.options_dict(rules.make_options(seat_count, {**(options or {}), **option_values}))
+    # The options a host may set, each with its value (defaults filled in): the rest of a
+    # game's options (the seat count, a first dealer) are the table's or the rules' own.
+    chosen = {spec.name: made[spec.name] for spec in rules.options}
     if turn_hours not in Table.TURN_HOURS:
         raise ValueError("the turn deadline is 12, 24 or 72 hours")
     move_seconds = None if move_timer is None else realtime.move_seconds(move_timer)

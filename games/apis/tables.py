@@ -46,7 +46,7 @@ from .fields import (
     StrictIntegerField,
 )
 from .idempotency import idempotent
-from .typed import GameOptionsSerializer, GameViewSerializer
+from .typed import GameViewSerializer
 
 TAG = ["tables"]
 
@@ -134,16 +134,6 @@ def _sentence(error: ValueError) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + "."
 
 
-@extend_schema_field(GameOptionsSerializer)
-class GameOptionsInputField(serializers.DictField):
-    """The game's options as an object; the game's ruleset checks each one."""
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            self.fail("not_a_dict", input_type=type(data).__name__)
-        return dict(data)
-
-
 class TableOutputSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     host = serializers.CharField(source="host.username")
@@ -178,7 +168,7 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     turn_started_at = serializers.DateTimeField(allow_null=True)
     deadline_at = serializers.DateTimeField(allow_null=True)
 
-    @extend_schema_field(GameOptionsSerializer)
+    @extend_schema_field(typed.options_answer_schema())
     def get_options(self, table: Table) -> dict[str, Any]:
         return dict(table.options)
 
@@ -431,12 +421,9 @@ class TableListApi(APIView):
         parsed.pop("mode")
         options = dict(parsed.pop("options", None) or {})
         top_level = set(typed.TOP_LEVEL_OPTIONS) & set(parsed)
-        for name in top_level:  # Flip's fields from before there were several games
-            if name in options and options[name] != parsed[name]:
-                raise exceptions.ValidationError(
-                    {name: ["It says otherwise than options." + name + "."]}
-                )
-            options[name] = parsed.pop(name)
+        for name in top_level:  # Flip's fields from before there were several games:
+            value = parsed.pop(name)  # options.<name>, when given too, is the one that counts
+            options.setdefault(name, value)
         rules = rulesets.ruleset(game)
         try:
             rules.make_options(parsed["seat_count"], options)

@@ -19,7 +19,11 @@ import types
 import typing
 from typing import Any, Literal, get_args, get_origin, get_type_hints, is_typeddict
 
-from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_serializer
+from drf_spectacular.utils import (
+    PolymorphicProxySerializer,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 
 from games import rulesets
@@ -159,12 +163,57 @@ def options_serializer(rules: Any) -> type[serializers.Serializer[Any]]:
     return generated
 
 
-#: A table's ``options``: one shape per game.
-GameOptionsSerializer = PolymorphicProxySerializer(
-    component_name="AnyGameOptions",
-    serializers=lambda: [options_serializer(rules) for rules in rulesets.rulesets()],
-    resource_type_field_name=None,
-)
+def options_schema(rules: Any, *, answer: bool) -> dict[str, Any]:
+    """A game's options as an OpenAPI object: each option with its default, bounds and
+    sentence, no other key (so the games' shapes never overlap); in an answer
+    (``answer``) every option is there."""
+    properties: dict[str, Any] = {}
+    for spec in rules.options:
+        prop: dict[str, Any] = {"description": spec.sentence, "default": spec.default}
+        if spec.kind == "bool":
+            prop["type"] = "boolean"
+        elif spec.kind == "int":
+            prop["type"] = "integer"
+            if spec.choices:
+                prop["enum"] = list(spec.choices)
+            if spec.minimum is not None:
+                prop["minimum"] = spec.minimum
+            if spec.maximum is not None:
+                prop["maximum"] = spec.maximum
+        else:
+            prop["type"] = "string"
+            prop["enum"] = list(spec.choices)
+        properties[spec.name] = prop
+    schema: dict[str, Any] = {
+        "type": "object",
+        "title": f"{rules.id.capitalize()}Options",
+        "description": f"The options of {rules.name}"
+        + ("." if answer else "; each one left out takes its default."),
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if answer:
+        schema["required"] = list(properties)
+    return schema
+
+
+def options_answer_schema() -> dict[str, Any]:
+    """A table's ``options`` in an answer: one shape per game."""
+    return {"oneOf": [options_schema(rules, answer=True) for rules in rulesets.rulesets()]}
+
+
+def options_input_field(rules: Any) -> serializers.Field[Any, Any, Any, Any]:
+    """The ``options`` object of a new table of ``rules``' game: checked by the game's
+    ruleset (``Ruleset.make_options``), described by ``options_schema``."""
+
+    @extend_schema_field(options_schema(rules, answer=False))
+    class OptionsField(serializers.DictField):
+        def to_internal_value(self, data: Any) -> dict[str, Any]:
+            if not isinstance(data, dict):
+                self.fail("not_a_dict", input_type=type(data).__name__)
+            return dict(data)
+
+    return OptionsField(required=False)
 
 
 #: Flip's options that its table requests may also give as top-level fields, as they did
@@ -189,13 +238,13 @@ def table_inputs(
                 default=rules.id if default else serializers.empty,
                 help_text=f"{rules.id}: {rules.name}" + (" (the default)." if default else "."),
             ),
-            "options": options(required=False),
+            "options": options_input_field(rules),
         }
         if default:
             fields = options().fields
             for name in TOP_LEVEL_OPTIONS:
                 field = copy.deepcopy(fields[name])
-                field.help_text = f"The same as options.{name}."
+                field.help_text = f"The same as options.{name}, which counts when both are given."
                 attrs[name] = field
         for mode, fields_of_mode in modes.items():
             name = f"{_prefix(rules.id) or 'Flip'}{_camel(mode)}TableInput"

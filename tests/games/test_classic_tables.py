@@ -190,7 +190,7 @@ def test_a_table_answer_names_the_game_and_its_options(alice: User, api: Api) ->
         .json()
     )
     assert body["game"] == "wildcards" and body["game_version"] == wildcards.ruleset.RULESET.version
-    assert body["options"] == {**ALL_RULES, "scoring": "target", "target": 200, "first_dealer": 0}
+    assert body["options"] == {**ALL_RULES, "scoring": "target", "target": 200}
     assert body["two_seat_reverse_skips"] is None
     listed = api(alice).get("/api/v1/tables/?mine=true").json()["results"]
     assert listed[0]["game"] == "wildcards" and listed[0]["options"]["seven_zero"] is True

@@ -73,7 +73,6 @@ def test_a_table_names_its_game_and_keeps_the_options_its_ruleset_checked() -> N
         ({"seat_count": 2, "options": {"target": 300}}, "options.target"),
         ({"seat_count": 2, "options": {"stacking": True}}, "options.stacking"),
         ({"seat_count": 2, "options": []}, "options"),
-        ({"seat_count": 2, "target": 250, "options": {"target": 500}}, "target"),
     ],
 )
 def test_the_api_refuses_a_game_or_options_it_does_not_have(
@@ -98,3 +97,6 @@ def test_the_api_takes_the_options_in_an_object_or_as_flips_old_fields(
     assert made.json()["game"] == "flip" and made.json()["options"]["target"] == 1000
     old = api(alice).post(TABLES, {"seat_count": 2, "target": 250}, format="json")
     assert old.status_code == 201 and old.json()["options"]["target"] == 250
+    # Both: the options object counts.
+    both = {"seat_count": 2, "target": 250, "options": {"target": 1000}}
+    assert api(alice).post(TABLES, both, format="json").json()["options"]["target"] == 1000
