@@ -43,15 +43,14 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
     count = len(order)
     if count < 2:  # noqa: PLR2004 (nothing to swap)
         return order
-    unpack, limits, bounds, positions = _tables(count)
-    words = unpack(hashlib.shake_128(key).digest(4 * (count + _SPARE_WORDS)))
+    limits, bounds, positions = _tables(count)
+    words = _words(key, count + _SPARE_WORDS)
     if not any(map(lt, words, limits)):
         # No word passed over (all but about one shuffle of a deck in a million): word k
         # is position n-1-k's, and every draw is one C call over the words.
         for i, j in zip(positions, map(mod, words, bounds), strict=False):
             order[i], order[j] = order[j], order[i]
         return order
-    words = _words(key, count + _SPARE_WORDS)
     at = 0
     for i in range(count - 1, 0, -1):
         while True:
@@ -66,9 +65,9 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
     return order
 
 
-#: For a count of items: the words' unpacker, and for positions n-1 down to 1 the
-#: word below which a draw is passed over, the bound of the draw, the position.
-_Tables = tuple[Callable[[bytes], tuple[int, ...]], tuple[int, ...], tuple[int, ...], range]
+#: For a count of items, for positions n-1 down to 1: the word below which a draw is
+#: passed over, the bound of the draw, the position.
+_Tables = tuple[tuple[int, ...], tuple[int, ...], range]
 _TABLES: dict[int, _Tables] = {}
 
 
@@ -76,7 +75,6 @@ def _tables(count: int) -> _Tables:
     tables = _TABLES.get(count)
     if tables is None:
         tables = _TABLES[count] = (
-            struct.Struct(f"<{count + _SPARE_WORDS}I").unpack,
             tuple(_WORDS % (i + 1) for i in range(count - 1, 0, -1)),
             tuple(range(count, 1, -1)),
             range(count - 1, 0, -1),
@@ -86,5 +84,11 @@ def _tables(count: int) -> _Tables:
 
 def _words(key: bytes, count: int) -> tuple[int, ...]:
     """The first ``count`` 32-bit words (little-endian) of SHAKE-128's output for ``key``."""
-    words: tuple[int, ...] = struct.unpack(f"<{count}I", hashlib.shake_128(key).digest(4 * count))
+    unpack = _UNPACKERS.get(count)
+    if unpack is None:
+        unpack = _UNPACKERS[count] = struct.Struct(f"<{count}I").unpack
+    words: tuple[int, ...] = unpack(hashlib.shake_128(key).digest(4 * count))
     return words
+
+
+_UNPACKERS: dict[int, Callable[[bytes], tuple[int, ...]]] = {}

@@ -21,7 +21,7 @@ import re
 from collections import Counter
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 import wildcards
 from games import selectors
@@ -147,7 +147,10 @@ def play_one_game(index: int) -> Counter[str]:
         assert clients[number].post(base + "join/").status_code == 302
     for _ in range(bots):
         assert host.post(base + "bots/", {"level": "easy"}).status_code == 302
-    started = host.post(base + "start/", HTTP_X_GAMENOOK_LIVE="1")
+    # A known deal for each game, so that the run is the same from one machine to the next
+    # but for the bots' seeds (the table's id): people get their chances to jump in.
+    with override_settings(GAMENOOK_GAME_SEED=f"web-classic-leaks-{index}"):
+        started = host.post(base + "start/", HTTP_X_GAMENOOK_LIVE="1")
     assert started.status_code == 200
     check_page(started.json()["html"], table_id, 0)
     counts: Counter[str] = Counter(games=1)
@@ -155,14 +158,15 @@ def play_one_game(index: int) -> Counter[str]:
         state = state_of(table_id)
         if state.over:
             break
-        # Now and then a person who may jump in does, out of turn.
+        # A person who may jump in does, out of turn (a bot may have been first).
         jumpers = [
             n
             for n in clients
             if n != state.current
             and "You may jump in" in clients[n].get(base + "live/").content.decode()
         ]
-        seat = jumpers[0] if jumpers and rng.random() < 0.7 else state.current
+        counts["jump_chances"] += bool(jumpers)
+        seat = jumpers[0] if jumpers else state.current
         assert seat in clients, "a bot's turn was left waiting"
         html = clients[seat].get(base + "live/").content.decode()
         check_page(html, table_id, seat)
@@ -197,4 +201,5 @@ def test_whole_classic_games_with_every_house_rule_never_leak() -> None:
     assert totals["games"] == GAMES
     assert totals["moves"] > GAMES * 5
     assert totals["looks"] > GAMES
-    assert totals["jump_ins"] > 0, "no game had a jump-in: the out-of-turn pages went unchecked"
+    assert totals["jump_chances"] > 0, "nobody could jump in: the out-of-turn pages went unchecked"
+    assert totals["jump_ins"] > 0
