@@ -196,8 +196,15 @@ SPECTACULAR_SETTINGS = {
     },
     # One name for each choice set that flip's types and the tables' fields share.
     "ENUM_NAME_OVERRIDES": {
+        # Wild Cards Flip's eight colours (both sides), classic Wild Cards' four.
         "ColorEnum": ["red", "yellow", "green", "blue", "magenta", "cyan", "orange", "purple"],
-        "ScoringEnum": "games.models.Table.Scoring",
+        "WildcardsColorEnum": ["red", "yellow", "green", "blue"],
+        "ScoringEnum": ["single", "target"],
+        # A new table's body: one shape per game and mode (games.apis.typed.table_inputs).
+        "FlipGameEnum": ["flip"],
+        "WildcardsGameEnum": ["wildcards"],
+        "TurnByTurnModeEnum": ["turn_by_turn"],
+        "RealTimeModeEnum": ["real_time"],
     },
 }
 
