@@ -364,12 +364,13 @@ def action_from_request(table: Table, state: GameState, seat: int, data: dict[st
     rules = ruleset_of(table)
     action = rules.parse_request(state, seat, data)
     if action.type not in rules.request_types:
-        raise RuleError(UNKNOWN_ACTION, rules.messages.get(UNKNOWN_ACTION))
+        raise RuleError(UNKNOWN_ACTION, rules.messages.get(UNKNOWN_ACTION, NOT_SENT))
     return action
 
 
 #: The refusal of a request that is no action a client may send (both games' code).
 UNKNOWN_ACTION = "unknown_action"
+NOT_SENT = "That is not an action a player sends: to leave the game, concede."
 
 
 def table_apply_action(

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from games import rulesets, services
 from games.models import Table
-from tabletop.ruleset import OptionSpec, Ruleset
+from tabletop.ruleset import OptionSpec, RuleError, Ruleset
 from tests.factories import make_user
 
 TABLES = "/api/v1/tables/"
@@ -100,3 +100,21 @@ def test_the_api_takes_the_options_in_an_object_or_as_flips_old_fields(
     # Both: the options object counts.
     both = {"seat_count": 2, "target": 250, "options": {"target": 1000}}
     assert api(alice).post(TABLES, both, format="json").json()["options"]["target"] == 1000
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", ["flip", "wildcards"])
+def test_leaving_is_no_action_a_player_sends_in_either_game(game: str) -> None:
+    host, guest = make_user("host"), make_user("guest")
+    table = services.table_create(host=host, seat_count=2, game=game)
+    services.table_join(table_id=table.pk, user=guest)
+    services.table_start(table_id=table.pk, user=host)
+    with pytest.raises(RuleError) as refused:
+        services.table_apply_action(
+            table_id=table.pk, user=host, data={"type": "leave"}, expected_seq=None
+        )
+    # Each game's own code for a type a player may not send (Flip's unknown_action, the
+    # classic game's bad_action of R33), with its sentence.
+    assert refused.value.code in ("unknown_action", "bad_action")
+    assert refused.value.message.endswith(".") and " " in refused.value.message
+    assert Table.objects.get(pk=table.pk).seq == 1  # the deal only: nothing changed
