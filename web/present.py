@@ -11,6 +11,7 @@ nothing about what may be played.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -646,10 +647,16 @@ def game(
                 "rt": None if strikes_for_bot is None else realtime_seat(seat, strikes_for_bot),
             }
         )
-    # One sentence for the whole hand when every card that cannot be played has the same
-    # reason (as "It is not your turn."), instead of the same words under each card.
-    reasons = {card["refusal"] for card in hand if "refusal" in card}
-    common = next(iter(reasons)) if len(reasons) == 1 else None
+    # One sentence for the whole hand for the reason most refused cards share (as "It is
+    # not your turn."), instead of the same words under each card; a card refused for
+    # another reason keeps its own words (a jump-in too late, beside cards never identical).
+    reasons = Counter(card["refusal"] for card in hand if "refusal" in card)
+    ranked = reasons.most_common(2)
+    common = (
+        ranked[0][0]
+        if ranked and (len(ranked) == 1 or ranked[0][1] > max(1, ranked[1][1]))
+        else None
+    )
     choose = next((entry for entry in legal if entry["type"] == "choose_color"), None)
     types = {entry["type"] for entry in legal}
     side = g.get("side")
