@@ -11,21 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-
-def requests_of(view: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every request the view's legal actions allow, one per colour and target."""
-    out: list[dict[str, Any]] = []
-    for entry in view["legal_actions"]:
-        base: dict[str, Any] = {"type": entry["type"]}
-        if "card" in entry:
-            base["card"] = entry["card"]
-        if "colors" in entry:
-            out += [{**base, "color": c} for c in entry["colors"]]
-        elif "targets" in entry:
-            out += [{**base, "target": t} for t in entry["targets"]]
-        else:
-            out.append(base)
-    return out
+from .base import requests_of
 
 
 def choose(view: Mapping[str, Any], rng: random.Random) -> dict[str, Any] | None:
