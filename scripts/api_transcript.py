@@ -92,24 +92,26 @@ EOF"""
 
 
 #: The classic game's moves, as any client plays them: each player fetches their view and
-#: sends the first of their legal actions (its first colour, its first target). With
-#: ``until_penalty`` the loop stops once a draw penalty waits for a player (stacking).
-PLAY_CLASSIC = """python3 - "$API" "$CLASSIC" "$ALICE" "$BOB" {until} <<'EOF'
+#: sends the first of their legal actions (its first colour, its first target). Written
+#: once to play.py: with ``penalty`` it stops once a draw penalty waits for a player
+#: (stacking); with ``end`` it plays to the end and prints the count and the last moves.
+PLAY_CLASSIC = """cat > play.py <<'EOF'
 import json, sys, urllib.request
 
 api, table, alice, bob, until = sys.argv[1:]
-players = {{"alice": alice, "bob": bob}}
+players = {"alice": alice, "bob": bob}
 
 def call(method, path, token, body=None):
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(api + path, data, method=method, headers={{
-        "Authorization": "Token " + token, "Content-Type": "application/json"}})
+    request = urllib.request.Request(api + path, data, method=method, headers={
+        "Authorization": "Token " + token, "Content-Type": "application/json"})
     with urllib.request.urlopen(request) as response:
         return json.load(response)
 
-names = {{s["number"]: s["username"] for s in call("GET", f"/tables/{{table}}/", alice)["seats"]}}
+lines = []
+names = {s["number"]: s["username"] for s in call("GET", f"/tables/{table}/", alice)["seats"]}
 while True:
-    view = call("GET", f"/tables/{{table}}/view/", alice)
+    view = call("GET", f"/tables/{table}/view/", alice)
     game = view["game"]
     if view["status"] != "active":
         print("the game is", view["status"])
@@ -118,26 +120,33 @@ while True:
         print("a penalty of", game["penalty"], "waits for", names[game["to_act"]])
         break
     name = names[game["to_act"]]
-    view = call("GET", f"/tables/{{table}}/view/", players[name])
+    view = call("GET", f"/tables/{table}/view/", players[name])
     legal = view["game"]["legal_actions"][0]
-    body = {{"type": legal["type"], "expected_seq": view["seq"]}}
+    body = {"type": legal["type"], "expected_seq": view["seq"]}
     for key, many in (("card", None), ("color", "colors"), ("target", "targets")):
         if key in legal:
             body[key] = legal[key]
         elif many in legal:
             body[key] = legal[many][0]
-    move = call("POST", f"/tables/{{table}}/actions/", players[name], body)
+    move = call("POST", f"/tables/{table}/actions/", players[name], body)
     shown = [e.get("face") or e["type"] for e in move["events"] if e["type"] != "shuffle"]
-    print(move["seq"], name, body["type"], *shown)
-EOF"""
+    lines.append(" ".join(map(str, [move["seq"], name, body["type"], *shown])))
+    if until == "penalty":
+        print(lines[-1])
+if until == "end":
+    print(len(lines), "moves; the last five:")
+    print(*lines[-5:], sep="\\n")
+EOF
+python3 play.py "$API" "$CLASSIC" "$ALICE" "$BOB" penalty"""
 
 
 def _take_penalty(named: dict[str, str]) -> str:
     view = _json_of(named["penalty_view"])
     who = AS_BOB if view["game"]["seat"] == 1 else AS_ALICE
     return (
-        f'curl -si -X POST "$API/tables/$CLASSIC/actions/" {who} {JSON} '
-        '-d \'{"type": "take_penalty"}\''
+        f'curl -s -X POST "$API/tables/$CLASSIC/actions/" {who} {JSON} '
+        '-d \'{"type": "take_penalty"}\' '
+        "| python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[\"events\"]))'"
     )
 
 
@@ -261,13 +270,13 @@ STEPS = [
         "the faces she can see (the other side, sorted), the draw pile's top in its other "
         "face, and what she may do (nothing: Bob, after the dealer, is to act):",
         f'curl -si -X POST "$API/tables/$TABLE/start/" {AS_ALICE}',
-        trim=40,
+        trim=12,
     ),
     Step(
         "### The first moves, and some refusals\n\nBob fetches his view; again with its "
         "`ETag` it answers 304 until something happens:",
         f'curl -si "$API/tables/$TABLE/view/" {AS_BOB}',
-        trim=40,
+        trim=12,
         name="bob_view",
     ),
     Step("", f'curl -si "$API/tables/$TABLE/view/" {AS_BOB} -H \'If-None-Match: "1"\''),
@@ -341,9 +350,10 @@ STEPS = [
         f"{AS_ALICE}",
     ),
     Step(
-        "They play the first of their legal actions until a Draw 2 or a Wild Draw 4 leaves a "
-        "penalty waiting:",
-        PLAY_CLASSIC.format(until="penalty"),
+        "A small client, kept in `play.py`, makes each player fetch their view and send the "
+        "first of their legal actions; here until a Draw 2 or a Wild Draw 4 leaves a penalty "
+        "waiting:",
+        PLAY_CLASSIC,
         name="until_penalty",
     ),
     Step(
@@ -355,15 +365,20 @@ STEPS = [
         trim=10,
         name="penalty_view",
     ),
-    Step("They take it: the cards are drawn and the turn passes.", _take_penalty, trim=6),
     Step(
-        "The rest of the game, one line per move:",
-        PLAY_CLASSIC.format(until="end"),
+        "They take it: the answer's events (the whole answer also carries their new view) say "
+        "the cards are drawn and the turn is lost.",
+        _take_penalty,
     ),
     Step(
-        "The final ranking and the record, which replays with `wildcards.replay`:",
-        f'curl -si "$API/tables/$CLASSIC/view/" {AS_ALICE}',
-        trim=6,
+        "The rest of the game, by the same client: how many moves, and the last five:",
+        'python3 play.py "$API" "$CLASSIC" "$ALICE" "$BOB" end',
+    ),
+    Step(
+        "The final ranking, from Alice's view (the record replays with `wildcards.replay`):",
+        f'curl -s "$API/tables/$CLASSIC/view/" {AS_ALICE} '
+        "| python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)"
+        '["game"]["ranking"], indent=1))\'',
     ),
     Step(
         "### Tokens and logging out\n\nAlice lists her tokens (names and prefixes only), "
