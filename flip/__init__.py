@@ -14,6 +14,7 @@ The narrow interface the service uses:
   only way facts leave the engine; ``flip_memory`` and ``public_history``,
   what a seat saw earlier in the round, for its own bot only;
 - ``timeout_action(state)``, the plain move of PRODUCT.md ruling 4;
+  ``forced_action(state, seat)``, the one move a seat is forced to make;
 - ``parse_request(state, seat, data)``, the one way a client's request
   (``{"type", "card", "color"}``) becomes an ``Action``;
 - ``Recorder`` and ``replay`` for game records;
@@ -43,6 +44,7 @@ from .engine import (
     timeout_action,
 )
 from .errors import MESSAGES, REQUEST_MESSAGES, RuleError
+from .forced import forced_action
 from .history import public_history
 from .record import Recorder, replay
 from .requests import REQUEST_FIELDS, parse_request
@@ -217,6 +219,7 @@ __all__ = [
     "hand_refusals",
     "handle",
     "legal_actions",
+    "forced_action",
     "new_game",
     "parse_face",
     "parse_request",

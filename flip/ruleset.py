@@ -35,6 +35,7 @@ from . import (
     check,
     events_view,
     flip_memory,
+    forced_action,
     legal_actions,
     new_game,
     parse_face,
@@ -174,6 +175,9 @@ class FlipRuleset:
 
     def timeout_action(self, state: FlipState) -> Action:
         return timeout_action(state)
+
+    def forced_action(self, state: FlipState, seat: int) -> Action | None:
+        return forced_action(state, seat)
 
     def leave_action(self) -> Action:
         return Action(LEAVE)

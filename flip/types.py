@@ -47,7 +47,7 @@ DrawReason: TypeAlias = Literal["draw", "penalty"]
 #: Why the engine shuffled: a round's deal, a starter that may not start, an empty draw pile.
 ShuffleReason: TypeAlias = Literal["deal", "starter", "reshuffle"]
 #: Where an action in a game record came from.
-Source: TypeAlias = Literal["player", "timeout", "bot", "leave", "admin"]
+Source: TypeAlias = Literal["player", "timeout", "bot", "leave", "admin", "autopilot", "forced"]
 #: Why a bot chose an action for a person's seat (PRODUCT.md rulings 18 and 21): its
 #: player was away (the hold ran out), or struck out for the rest of the game.
 StandIn: TypeAlias = Literal["away", "struck_out"]

@@ -13,10 +13,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Final, Literal, TypedDict
 
-Source = Literal["player", "timeout", "bot", "leave", "admin"]
+Source = Literal["player", "timeout", "bot", "leave", "admin", "autopilot", "forced"]
 StandIn = Literal["away", "struck_out"]
 
-SOURCES: Final[tuple[Source, ...]] = ("player", "timeout", "bot", "leave", "admin")
+SOURCES: Final[tuple[Source, ...]] = (
+    "player",
+    "timeout",
+    "bot",
+    "leave",
+    "admin",
+    "autopilot",
+    "forced",
+)
 STAND_INS: Final[tuple[StandIn, ...]] = ("away", "struck_out")
 _SOURCES: Final[dict[str, Source]] = {source: source for source in SOURCES}
 _STAND_INS: Final[dict[str, StandIn]] = {reason: reason for reason in STAND_INS}

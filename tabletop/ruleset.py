@@ -232,6 +232,14 @@ class Ruleset(Protocol):
         """The plain move the table makes for the player to act (``state.current``)."""
         ...
 
+    def forced_action(self, state: Any, seat: int) -> Action | None:
+        """The action ``seat`` is forced to make now, or None: the seat is to act, the
+        rules leave it exactly one legal action, and that action needs no choice of
+        the player's, now or as its own next step (a draw when nothing can be played,
+        the drawn card that must be played when it is no Wild). The service plays it
+        at once for a player who asked for that: it is only their own move made sooner."""
+        ...
+
     def leave_action(self) -> Action:
         """The action of a seat leaving the game (in or out of turn)."""
         ...

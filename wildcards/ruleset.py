@@ -23,6 +23,7 @@ from .cards import (
 )
 from .engine import apply, check, legal_actions, new_game, timeout_action
 from .errors import MESSAGES, REQUEST_MESSAGES
+from .forced import forced_action
 from .positions import open_positions
 from .record import Recorder, replay
 from .requests import parse_request
@@ -169,6 +170,9 @@ class WildCardsRuleset:
 
     def timeout_action(self, state: GameState) -> Action:
         return timeout_action(state)
+
+    def forced_action(self, state: GameState, seat: int) -> Action | None:
+        return forced_action(state, seat)
 
     def leave_action(self) -> Action:
         return LEAVE_ACTION
