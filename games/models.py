@@ -59,6 +59,13 @@ class Table(TimeStamped):
         max_length=10, choices=TimeoutPolicy.choices, default=TimeoutPolicy.BOT
     )
     allow_watchers = models.BooleanField(default=False)
+    # Ruling 20: a player who is away has their turns played at once by their autopilot.
+    # False: the host chose that away seats wait for their deadline like anyone's.
+    autopilot = models.BooleanField(
+        default=True,
+        help_text="Turn by turn: a player who is away has their turns played at once by "
+        "the bot they chose. Off: their seat waits for its deadline.",
+    )
     # A real-time table's move timer in seconds; None: turn by turn (``turn_hours``).
     move_seconds = models.PositiveSmallIntegerField(
         null=True,
@@ -165,6 +172,16 @@ class Seat(models.Model):
     held_until = models.DateTimeField(null=True, blank=True, editable=False)
     # The hold ran out: a Normal bot plays the seat until the player connects again.
     away = models.BooleanField(default=False, editable=False)
+    # Ruling 20: the player marked themselves away; a bot of this level plays the seat's
+    # turns at once until ``autopilot_until`` (None: until they return). "" when not.
+    # Written for every running turn-by-turn seat of theirs by ``games.away``.
+    autopilot = models.CharField(
+        max_length=10, choices=BotLevel.choices, blank=True, default="", editable=False
+    )
+    autopilot_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The player's preference "play my forced moves at once" (``PlaySettings``), copied
+    # when the game starts and when they change it, so a follow-up reads no other row.
+    forced_moves = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["table", "number"]
@@ -203,9 +220,10 @@ class Seat(models.Model):
 
     @property
     def bot_plays(self) -> bool:
-        """A bot makes this seat's decisions: a bot's seat, a player who is away, or one
-        struck out (the bot plays for them for the rest of the game)."""
-        return self.is_bot or self.away or self.struck_out
+        """A bot makes this seat's decisions: a bot's seat, a player whose hold ran out
+        or who is on autopilot (ruling 20), or one struck out (the bot plays for them for
+        the rest of the game)."""
+        return self.is_bot or self.away or self.struck_out or bool(self.autopilot)
 
 
 class Connection(models.Model):
@@ -258,6 +276,9 @@ class Move(models.Model):
         TIMEOUT = "timeout", "Timeout"
         LEAVE = "leave", "Leave"
         ADMIN = "admin", "Admin"
+        # Ruling 21: the table's own moves for a person's seat, marked as such everywhere.
+        AUTOPILOT = "autopilot", "Autopilot"
+        FORCED = "forced", "Forced move"
 
     # No index of its own: the unique (table, seq) constraint's index leads with the
     # table and serves every lookup by table; a second one cost every move a write.
@@ -314,6 +335,72 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"Idempotency key {self.key!r} of user {self.user_id} ({self.state})"
+
+
+class PlaySettings(models.Model):
+    """How a player wants the table to play for them (issue 38). One row a user, made when
+    first changed; a user without one has the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="play_settings"
+    )
+    #: Play a turn's only legal action at once (``Ruleset.forced_action``) at turn-by-turn
+    #: tables, instead of waiting for the player to click it.
+    forced_moves = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "play settings"
+
+    def __str__(self) -> str:
+        return f"Play settings of {self.user}"
+
+
+class Away(models.Model):
+    """One time a player marked themselves away (ruling 20), planned, running or over.
+
+    ``starts_at`` may be in the future; ``ends_at`` None means until they return.
+    ``ended_at`` is when it actually ended (they came back, the end date came, or
+    their allowance of days ran out: ``end_reason``); None while it is planned or
+    running. The days used of the allowance are counted from these rows.
+    """
+
+    class EndReason(models.TextChoices):
+        RETURNED = "returned", "They came back"
+        UNTIL = "until", "The end date came"
+        ALLOWANCE = "allowance", "The allowance of days ran out"
+        CANCELLED = "cancelled", "Cancelled before it began"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="aways"
+    )
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True)
+    level = models.CharField(max_length=10, choices=Seat.BotLevel.choices, default="normal")
+    #: When the autopilot was put on the player's seats (None: not yet begun).
+    began_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=10, choices=EndReason.choices, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user", "-starts_at"]
+        verbose_name_plural = "aways"
+        constraints = [
+            # At most one planned or running time away per user.
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(ended_at__isnull=True), name="away_one_open_per_user"
+            ),
+        ]
+        indexes = [
+            # The sweep finds the times away that begin or end, among the open ones.
+            models.Index(
+                fields=["starts_at"], name="away_open_starts", condition=Q(ended_at__isnull=True)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} away from {self.starts_at} to {self.ends_at or 'their return'}"
 
 
 class BenchPing(models.Model):

@@ -41,6 +41,8 @@ class OutboxMessage(models.Model):
     class Kind(models.TextChoices):
         YOUR_TURN = "your_turn", "Your turn"
         REMINDER = "reminder", "Halfway reminder"
+        LAST_CALL = "last_call", "Last call"
+        DIGEST = "digest", "Daily digest"
         TIMEOUT = "timeout", "Your time ran out"
         GAME_OVER = "game_over", "The game is over"
         # Account mail (composed by accounts): sent whatever the preferences say.
@@ -104,6 +106,12 @@ class OutboxMessage(models.Model):
         return f"{self.get_kind_display()} to {self.to} ({self.status})"
 
 
+class LastCallWhen(models.TextChoices):
+    OFF = "off", "Off"
+    TENTH = "tenth", "When a tenth of the time is left"
+    HOUR = "hour", "In the last hour"
+
+
 class Preferences(models.Model):
     """Which e-mails a user wants. Created with every switch on when first needed."""
 
@@ -115,6 +123,25 @@ class Preferences(models.Model):
     timeout = models.BooleanField(default=True)
     game_over = models.BooleanField(default=True)
     unsubscribed_all = models.BooleanField(default=False)
+    # A last call by e-mail (issue 38), and when it comes: off, when a tenth of the
+    # turn's time is left, or in its last hour (``LastCallWhen``).
+    last_call = models.BooleanField(default=True)
+    last_call_when = models.CharField(max_length=5, choices=LastCallWhen.choices, default="tenth")
+    # The same kinds by web push, to every device the user turned push on for
+    # (``PushSubscription``): on by default, so turning push on for a device is enough.
+    your_turn_push = models.BooleanField(default=True)
+    reminder_push = models.BooleanField(default=True)
+    last_call_push = models.BooleanField(default=True)
+    game_over_push = models.BooleanField(default=True)
+    # The daily digest: opt-in, at ``digest_hour`` o'clock in ``time_zone`` (an IANA
+    # name). ``digest_due_at`` is the next instant it is due (None: off), which the
+    # sweep reads through its index; ``digest_sent_at`` the last one decided, sent
+    # or not: games that ended since then are news.
+    digest = models.BooleanField(default=False)
+    digest_hour = models.PositiveSmallIntegerField(default=8)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    digest_due_at = models.DateTimeField(null=True, blank=True)
+    digest_sent_at = models.DateTimeField(null=True, blank=True)
     # The address the user proved they read (accounts' signed link). Game mail goes
     # only to this address, so changing the account's address stops it until the
     # new one is confirmed too.
@@ -123,6 +150,13 @@ class Preferences(models.Model):
 
     class Meta:
         verbose_name_plural = "preferences"
+        indexes = [
+            models.Index(
+                fields=["digest_due_at"],
+                name="prefs_digest_due",
+                condition=Q(digest_due_at__isnull=False),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"E-mail preferences of {self.user}"
@@ -186,3 +220,102 @@ class TableSeen(models.Model):
 
     def __str__(self) -> str:
         return f"User {self.user_id} saw table {self.table_id} at {self.seen_at}"
+
+
+class LastCall(models.Model):
+    """The last call of one turn of one table, handled once (as ``Reminder``)."""
+
+    table = models.ForeignKey("games.Table", on_delete=models.CASCADE, related_name="last_calls")
+    turn = models.PositiveIntegerField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "turn"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "turn"], name="last_call_unique_table_turn"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Last call for turn {self.turn} of table {self.table_id}"
+
+
+class PushSubscription(models.Model):
+    """One device (a browser) that a user turned web push on for.
+
+    ``endpoint`` is the push service's URL for the device, ``p256dh`` and
+    ``auth`` its keys (base64url), as the browser's ``PushSubscription.toJSON()``
+    gives them. A subscription the push service reports gone (404, 410) is deleted.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=2048, unique=True)
+    p256dh = models.CharField(max_length=128)
+    auth = models.CharField(max_length=64)
+    #: What the user calls the device ("phone"), or the browser's name.
+    name = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["user", "created_at"]
+
+    def __str__(self) -> str:
+        return f"Push device {self.name or self.pk} of {self.user}"
+
+
+class PushMessage(models.Model):
+    """One push notification to one device: written in the transaction that decided it,
+    sent by a task, retried like the e-mail outbox.
+
+    ``tag`` is the notification's tag (one per table: a new one replaces the last on
+    the device). Unique on (subscription, kind, table, turn) for a table's turn.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+        GONE = "gone", "The device is gone"
+
+    subscription = models.ForeignKey(
+        PushSubscription, on_delete=models.CASCADE, related_name="messages"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_messages"
+    )
+    kind = models.CharField(max_length=20, choices=OutboxMessage.Kind.choices)
+    table = models.ForeignKey(
+        "games.Table", on_delete=models.CASCADE, null=True, blank=True, related_name="push_messages"
+    )
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    tag = models.CharField(max_length=64)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "kind", "table", "turn"],
+                condition=Q(table__isnull=False, turn__isnull=False),
+                name="push_unique_sub_kind_table_turn",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                name="push_pending_next_attempt",
+                condition=Q(status="pending"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Push {self.kind} to device {self.subscription_id} ({self.status})"
