@@ -20,7 +20,13 @@ from rest_framework.views import APIView
 
 from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
-from games.apis.fields import StrictBooleanField, StrictCharField, StrictEmailField
+from games.apis.fields import (
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictEmailField,
+    StrictIntegerField,
+)
 from games.apis.idempotency import idempotent
 from games.errors import ServiceError
 from notifications import services as notifications
@@ -346,15 +352,52 @@ class PasswordChangeApi(APIView):
 
 
 class NotificationPreferencesSerializer(serializers.Serializer[Any]):
-    """Which e-mails the user gets; every switch is on until they change it."""
+    """What the user is told, and how: e-mail and web push per kind, the last call's
+    moment and the daily digest. Every switch is on until they change it, except
+    the digest, which is opt-in. E-mail and push follow ruling 19: a player at the
+    table is not sent one."""
 
-    your_turn = StrictBooleanField(required=False, help_text="A turn starts for you.")
-    reminder = StrictBooleanField(required=False, help_text="Half your time is gone.")
+    your_turn = StrictBooleanField(required=False, help_text="E-mail: a turn starts for you.")
+    reminder = StrictBooleanField(required=False, help_text="E-mail: half your time is gone.")
+    last_call = StrictBooleanField(
+        required=False, help_text="E-mail: the last call, at `last_call_when`."
+    )
     timeout = StrictBooleanField(required=False, help_text="Your time ran out: what the table did.")
-    game_over = StrictBooleanField(required=False, help_text="The ranking and scores.")
+    game_over = StrictBooleanField(required=False, help_text="E-mail: the ranking and scores.")
     unsubscribed_all = StrictBooleanField(
         required=False, help_text="No e-mail at all (the one-click unsubscribe link sets it)."
     )
+    your_turn_push = StrictBooleanField(
+        required=False, help_text="Web push, to every device you turned push on for."
+    )
+    reminder_push = StrictBooleanField(required=False, help_text="Web push: the halfway reminder.")
+    last_call_push = StrictBooleanField(required=False, help_text="Web push: the last call.")
+    game_over_push = StrictBooleanField(required=False, help_text="Web push: a game is over.")
+    last_call_when = StrictChoiceField(
+        choices=[("off", "off"), ("tenth", "tenth"), ("hour", "hour")],
+        required=False,
+        help_text="When the last call comes: `off`, `tenth` (a tenth of the turn's time is "
+        "left) or `hour` (one hour is left).",
+    )
+    digest = StrictBooleanField(
+        required=False,
+        help_text="One e-mail a day at `digest_hour` in `time_zone`: the tables where it is your "
+        "turn, most urgent first, and the games that ended since the last one. None when "
+        "there is nothing to say.",
+    )
+    digest_hour = StrictIntegerField(
+        min_value=0, max_value=23, required=False, help_text="The digest's hour, 0 to 23."
+    )
+    time_zone = StrictCharField(
+        max_length=64,
+        required=False,
+        help_text="Your time zone, an IANA name such as `Europe/Paris` (the digest's hour).",
+    )
+
+    def validate_time_zone(self, value: str) -> str:
+        if not notifications.valid_time_zone(value):
+            raise serializers.ValidationError("Not a time zone: use a name such as Europe/Paris.")
+        return value
 
 
 class MeApi(APIView):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import zoneinfo
 from collections.abc import Iterable
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core import signing
@@ -11,11 +13,33 @@ from django.db import transaction
 from django.urls import URLResolver, get_resolver, get_script_prefix, get_urlconf, reverse
 
 from . import conf
-from .models import OutboxMessage, Preferences
+from .models import LastCallWhen, OutboxMessage, Preferences
 
-PREFERENCE_FIELDS = ("your_turn", "reminder", "timeout", "game_over", "unsubscribed_all")
-PREFERENCES_DEFAULT = {name: name != "unsubscribed_all" for name in PREFERENCE_FIELDS}
+#: The e-mail switches, one per kind of game mail, and "no e-mail at all".
+SWITCHES = ("your_turn", "reminder", "last_call", "timeout", "game_over", "unsubscribed_all")
+#: The same kinds by web push (issue 38), to every device the user turned push on for.
+PUSH_SWITCHES = ("your_turn_push", "reminder_push", "last_call_push", "game_over_push")
+#: Every preference a user may change, with its type (``preferences_update`` checks).
+PREFERENCE_FIELDS = (
+    *SWITCHES,
+    *PUSH_SWITCHES,
+    "last_call_when",
+    "digest",
+    "digest_hour",
+    "time_zone",
+)
+PREFERENCES_DEFAULT: dict[str, Any] = {
+    **{name: name != "unsubscribed_all" for name in SWITCHES},
+    **dict.fromkeys(PUSH_SWITCHES, True),
+    "last_call_when": LastCallWhen.TENTH.value,
+    "digest": False,
+    "digest_hour": 8,
+    "time_zone": "UTC",
+}
 _UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+#: The longest time zone name stored (``Preferences.time_zone``), and the digest's hours.
+MAX_ZONE_LENGTH = 64
+HOURS = range(24)
 
 
 def _preferences(user: User) -> Preferences:
@@ -23,35 +47,78 @@ def _preferences(user: User) -> Preferences:
     return prefs
 
 
-def preferences_get(user: User) -> dict[str, bool]:
-    """The user's e-mail switches, every one on until they change it.
+def preferences_get(user: User) -> dict[str, Any]:
+    """The user's notification preferences, the defaults until they change them.
 
     >>> preferences_get(user)  # doctest: +SKIP
-    {'your_turn': True, 'reminder': True, 'timeout': True, 'game_over': True,
-     'unsubscribed_all': False}
+    {'your_turn': True, 'reminder': True, 'last_call': True, 'timeout': True,
+     'game_over': True, 'unsubscribed_all': False, 'your_turn_push': True, ...,
+     'last_call_when': 'tenth', 'digest': False, 'digest_hour': 8, 'time_zone': 'UTC'}
     """
-    prefs = _preferences(user)
-    return {name: bool(getattr(prefs, name)) for name in PREFERENCE_FIELDS}
+    return preferences_dict(_preferences(user))
 
 
-def preferences_update(user: User, **changes: bool) -> dict[str, bool]:
-    """Change some of the user's switches; unknown names raise ``ValueError``.
+def preferences_dict(prefs: Preferences) -> dict[str, Any]:
+    return {name: getattr(prefs, name) for name in PREFERENCE_FIELDS}
 
-    Turning any kind of mail on again also lifts an earlier "unsubscribe from
-    everything", unless that very call sets ``unsubscribed_all`` itself.
+
+def valid_time_zone(name: str) -> bool:
+    """True when ``name`` is an IANA time zone this machine knows ("Europe/Paris")."""
+    if not isinstance(name, str) or not name or len(name) > MAX_ZONE_LENGTH or name.startswith("/"):
+        return False
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return True
+
+
+def _checked(name: str, value: Any) -> Any:
+    """``value`` for preference ``name``; ``ValueError`` with a sentence if it cannot be."""
+    if name in SWITCHES or name in PUSH_SWITCHES or name == "digest":
+        if not isinstance(value, bool):
+            raise ValueError(f"{name}: must be true or false.")
+        return value
+    if name == "last_call_when":
+        if value not in LastCallWhen.values:
+            raise ValueError(f"last_call_when: must be one of {', '.join(LastCallWhen.values)}.")
+        return value
+    if name == "digest_hour":
+        if isinstance(value, bool) or not isinstance(value, int) or value not in HOURS:
+            raise ValueError("digest_hour: must be a whole hour from 0 to 23.")
+        return value
+    if not valid_time_zone(value):
+        raise ValueError("time_zone: must be a time zone such as Europe/Paris or UTC.")
+    return value
+
+
+def preferences_update(user: User, **changes: Any) -> dict[str, Any]:
+    """Change some of the user's preferences; ``ValueError`` for an unknown name or a
+    value a preference cannot take (nothing is changed then).
+
+    Turning any kind of e-mail on again also lifts an earlier "unsubscribe from
+    everything", unless that very call sets ``unsubscribed_all`` itself. A change
+    to the digest's switch, hour or zone schedules its next one (``digest``).
     """
     unknown = set(changes) - set(PREFERENCE_FIELDS)
     if unknown:
         raise ValueError(f"unknown preference: {', '.join(sorted(unknown))}")
+    checked = {name: _checked(name, value) for name, value in changes.items()}
     with transaction.atomic():
         _preferences(user)
         prefs = Preferences.objects.select_for_update().get(user=user)
-        for name, value in changes.items():
-            setattr(prefs, name, bool(value))
-        if "unsubscribed_all" not in changes and any(changes.values()):
+        for name, value in checked.items():
+            setattr(prefs, name, value)
+        if "unsubscribed_all" not in checked and any(
+            checked.get(name) is True for name in SWITCHES
+        ):
             prefs.unsubscribed_all = False
+        if {"digest", "digest_hour", "time_zone"} & set(checked):
+            from .digest import digest_schedule  # noqa: PLC0415 (digest reads preferences)
+
+            digest_schedule(prefs)
         prefs.save()
-    return preferences_get(user)
+    return preferences_dict(prefs)
 
 
 def unsubscribe_token(user: User) -> str:
@@ -105,7 +172,8 @@ def user_for_unsubscribe_token(token: str) -> User | None:
 
 
 def user_unsubscribe(user: User) -> None:
-    """Stop every e-mail to ``user`` (the one-click unsubscribe)."""
+    """Stop every e-mail to ``user`` (the one-click unsubscribe); push is the device's
+    own switch (``push``)."""
     preferences_update(user, unsubscribed_all=True)
 
 

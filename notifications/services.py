@@ -53,6 +53,7 @@ from .preferences import (
     unsubscribe_url,
     user_for_unsubscribe_token,
     user_unsubscribe,
+    valid_time_zone,
 )
 from .sweep import SweepResult, sweep, sweep_bots, sweep_realtime
 from .tasks import run_inline
@@ -116,4 +117,5 @@ __all__ = [
     "unsubscribe_url",
     "user_for_unsubscribe_token",
     "user_unsubscribe",
+    "valid_time_zone",
 ]

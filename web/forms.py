@@ -8,6 +8,7 @@ from django import forms
 
 from accounts.validators import MAX_LENGTH, UsernameValidator
 from games import selectors
+from notifications import services as notifications
 
 from .present import choice_words
 
@@ -310,7 +311,58 @@ class PasswordForgotForm(Form):
 
 
 class PreferencesForm(Form):
+    """What the user is told and how (``notifications.preferences``): the account page
+    shows the switches as a table, a kind a row, e-mail and push its columns."""
+
     your_turn = forms.BooleanField(label="When it is my turn", required=False)
     reminder = forms.BooleanField(label="Halfway through my time", required=False)
+    last_call = forms.BooleanField(label="A last call before my time runs out", required=False)
     timeout = forms.BooleanField(label="When my time ran out", required=False)
     game_over = forms.BooleanField(label="When a game is over", required=False)
+    your_turn_push = forms.BooleanField(label="When it is my turn, by push", required=False)
+    reminder_push = forms.BooleanField(label="Halfway through my time, by push", required=False)
+    last_call_push = forms.BooleanField(label="A last call, by push", required=False)
+    game_over_push = forms.BooleanField(label="When a game is over, by push", required=False)
+    last_call_when = forms.ChoiceField(
+        label="The last call comes",
+        choices=[
+            ("tenth", "when a tenth of the turn's time is left"),
+            ("hour", "when one hour is left"),
+            ("off", "never: no last call"),
+        ],
+    )
+    digest = forms.BooleanField(label="A daily digest by e-mail", required=False)
+    digest_hour = forms.TypedChoiceField(
+        label="at",
+        coerce=int,
+        choices=[(hour, f"{hour:02d}:00") for hour in range(24)],
+    )
+    time_zone = forms.CharField(
+        label="in the time zone",
+        max_length=64,
+        help_text="A name such as Europe/Paris, America/New_York or UTC.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "list": "time-zones"}),
+    )
+
+    #: The rows of the table of switches: a kind's words, its e-mail and push fields.
+    ROWS = (
+        ("It is my turn", "your_turn", "your_turn_push"),
+        ("Halfway through my time", "reminder", "reminder_push"),
+        ("Last call", "last_call", "last_call_push"),
+        ("My time ran out", "timeout", None),
+        ("A game is over", "game_over", "game_over_push"),
+    )
+
+    def rows(self) -> list[tuple[str, Any, Any]]:
+        return [
+            (words, self[mail], None if push is None else self[push])
+            for words, mail, push in self.ROWS
+        ]
+
+    def clean_time_zone(self) -> str:
+        zone: str = self.cleaned_data["time_zone"].strip()
+        if not notifications.valid_time_zone(zone):
+            raise forms.ValidationError(
+                "We do not know that time zone: use a name such as Europe/Paris or UTC."
+            )
+        return zone

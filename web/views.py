@@ -14,6 +14,8 @@ when the move was refused, the rule's sentence. Nothing reloads.
 
 from __future__ import annotations
 
+import functools
+import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
@@ -185,7 +187,13 @@ def _save_preferences(request: HttpRequest, user: User, forms: dict[str, Any]) -
     if not form.is_valid():
         return None
     accounts.user_update(user=user, notifications_changes=form.cleaned_data)
-    return "Your e-mail preferences are saved."
+    return "Your preferences are saved."
+
+
+@functools.cache
+def _time_zones() -> list[str]:
+    """The IANA time zones this machine knows, for the digest's zone (a datalist)."""
+    return sorted(zoneinfo.available_timezones())
 
 
 def _unsubscribe(request: HttpRequest, user: User, forms: dict[str, Any]) -> str | None:  # noqa: ARG001
@@ -229,6 +237,7 @@ def account(request: HttpRequest) -> HttpResponse:
         {
             **forms,
             "prefs": notifications.preferences_get(user),
+            "time_zones": _time_zones(),
             "verified": notifications.email_is_verified(user),
             "pending_email": account_selectors.pending_email_of(user=user),
         },

@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from notifications import services as notifications
 from tests.games.conftest import assert_error
 
 REGISTER = "/api/v1/auth/register/"
@@ -101,13 +102,7 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
         "email_verified": True,
         "pending_email": None,
         "email_status": "Game e-mail goes to alice@example.com.",
-        "notifications": {
-            "your_turn": True,
-            "reminder": True,
-            "timeout": True,
-            "game_over": True,
-            "unsubscribed_all": False,
-        },
+        "notifications": notifications.PREFERENCES_DEFAULT,
     }
     # Asking again under the same name replaces the token: the old one stops working.
     again = APIClient().post(

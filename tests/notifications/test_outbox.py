@@ -130,13 +130,35 @@ def test_preferences_default_on_and_can_be_changed() -> None:
     assert services.preferences_get(user) == {
         "your_turn": True,
         "reminder": True,
+        "last_call": True,
         "timeout": True,
         "game_over": True,
         "unsubscribed_all": False,
+        "your_turn_push": True,
+        "reminder_push": True,
+        "last_call_push": True,
+        "game_over_push": True,
+        "last_call_when": "tenth",
+        "digest": False,
+        "digest_hour": 8,
+        "time_zone": "UTC",
     }
     assert services.preferences_update(user, your_turn=False)["your_turn"] is False
     with pytest.raises(ValueError):
         services.preferences_update(user, shouting=True)
+    # A value a preference cannot take is refused, and nothing changes.
+    for bad in (
+        {"your_turn": "yes"},
+        {"last_call_when": "soon"},
+        {"digest_hour": 24},
+        {"digest_hour": True},
+        {"time_zone": "Mars/Olympus"},
+        {"time_zone": "/etc/passwd"},
+        {"time_zone": "../../etc/localtime"},
+    ):
+        with pytest.raises(ValueError):
+            services.preferences_update(user, reminder=False, **bad)
+        assert services.preferences_get(user)["reminder"] is True
     services.user_unsubscribe(user)
     assert services.preferences_get(user)["unsubscribed_all"] is True
     # Turning one kind back on lifts the unsubscribe from everything.
