@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games import away
 from games.apis.common import AccountThrottle, parse_input, request_user
 from games.apis.errors import ErrorSerializer
 from games.apis.fields import (
@@ -400,6 +401,110 @@ class NotificationPreferencesSerializer(serializers.Serializer[Any]):
         return value
 
 
+class PlaySettingsSerializer(serializers.Serializer[Any]):
+    """How the table plays for you."""
+
+    forced_moves = StrictBooleanField(
+        required=False,
+        help_text="At turn-by-turn tables, play your turn's only legal action at once (a "
+        "draw when nothing can be played, the one card you may play, the drawn card that must "
+        "be played when it needs no colour or target), marked `forced` in the history.",
+    )
+
+
+_AWAY_LEVELS = [("easy", "easy"), ("normal", "normal"), ("hard", "hard")]
+
+
+@extend_schema_serializer(component_name="AwayStatus")
+class AwayStatusSerializer(serializers.Serializer[Any]):
+    """Your time away (ruling 20) and your allowance of days."""
+
+    state = serializers.ChoiceField(
+        choices=[("off", "off"), ("planned", "planned"), ("away", "away")],
+        help_text="`away`: your turns at turn-by-turn tables are played at once by your "
+        "autopilot; `planned`: it begins at `starts_at`; `off`: you are not away.",
+    )
+    starts_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(
+        allow_null=True, help_text="The end you asked for; null: until you return."
+    )
+    level = serializers.ChoiceField(choices=_AWAY_LEVELS, allow_null=True)
+    autopilot_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the autopilot stops: `ends_at`, or sooner when your days left run "
+        "out first. Past it your tables run on their deadlines as usual.",
+    )
+    days_used = serializers.FloatField(help_text="Days away within the last 365.")
+    days_left = serializers.FloatField()
+    allowance_days = serializers.IntegerField(
+        help_text="Days away allowed in any 365 (`GAMENOOK_AWAY_DAYS_PER_YEAR`)."
+    )
+
+
+class AwayApi(APIView):
+    """Away with autopilot (ruling 20): your time away, set, changed or ended."""
+
+    throttle_classes = (AccountThrottle,)
+
+    @extend_schema_serializer(component_name="AwayInput")
+    class InputSerializer(serializers.Serializer[Any]):
+        starts_at = serializers.DateTimeField(
+            required=False,
+            allow_null=True,
+            help_text="When it begins; absent, null or past: now. At most a year ahead.",
+        )
+        ends_at = serializers.DateTimeField(
+            required=False,
+            allow_null=True,
+            help_text="When it ends; absent or null: until you return (or act at a table).",
+        )
+        level = StrictChoiceField(
+            choices=_AWAY_LEVELS,
+            required=False,
+            help_text="The bot that plays your turns: `normal` unless you say.",
+        )
+
+    @extend_schema(
+        tags=TAG,
+        summary="Your time away and your allowance of days",
+        responses={200: AwayStatusSerializer, **_errors(401, 429)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(AwayStatusSerializer(away.away_status(_user(request)).as_dict()).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Mark yourself away, now or from a date, until a date or until you return",
+        description="While you are away, your turns at every turn-by-turn table that allows "
+        "it are played at once by a bot of `level`, and everyone at the table sees it. A "
+        "time away already planned is replaced; a running one takes the new end and level. "
+        "422 `invalid_away` for an end not after the start or now, or a start more than a "
+        "year ahead; 409 `away_allowance_used` when no days are left. Any action of yours "
+        "at a table ends it, as does `DELETE`.",
+        request=InputSerializer,
+        responses={200: AwayStatusSerializer, **_errors(400, 401, 409, 413, 422, 429)},
+    )
+    @idempotent
+    def put(self, request: Request) -> Response:
+        data = parse_input(self.InputSerializer, request.data)
+        status_now = away.away_set(
+            user=_user(request),
+            starts_at=data.get("starts_at"),
+            ends_at=data.get("ends_at"),
+            level=data.get("level") or "normal",
+        )
+        return Response(AwayStatusSerializer(status_now.as_dict()).data)
+
+    @extend_schema(
+        tags=TAG,
+        summary="You are back (or call off a planned time away)",
+        responses={200: AwayStatusSerializer, **_errors(401, 429)},
+    )
+    def delete(self, request: Request) -> Response:
+        status_now = away.away_end(user=_user(request))
+        return Response(AwayStatusSerializer(status_now.as_dict()).data)
+
+
 class MeApi(APIView):
     """The signed-in user, their address and their e-mail preferences (``notifications``)."""
 
@@ -422,6 +527,7 @@ class MeApi(APIView):
             "enough).",
         )
         notifications = NotificationPreferencesSerializer(required=False)
+        play = PlaySettingsSerializer(required=False)
 
     @extend_schema_serializer(component_name="MeOutput")
     class OutputSerializer(serializers.Serializer[Any]):
@@ -432,6 +538,8 @@ class MeApi(APIView):
         pending_email = serializers.SerializerMethodField()
         email_status = serializers.SerializerMethodField()
         notifications = serializers.SerializerMethodField()
+        play = serializers.SerializerMethodField()
+        away = serializers.SerializerMethodField()
 
         @extend_schema_field(_EMAIL_NULL)
         def get_email(self, user: User) -> str | None:
@@ -460,6 +568,14 @@ class MeApi(APIView):
         def get_notifications(self, user: User) -> dict[str, Any]:
             return notifications.preferences_get(user)
 
+        @extend_schema_field(PlaySettingsSerializer)
+        def get_play(self, user: User) -> dict[str, Any]:
+            return away.play_settings_get(user)
+
+        @extend_schema_field(AwayStatusSerializer)
+        def get_away(self, user: User) -> dict[str, Any]:
+            return dict(AwayStatusSerializer(away.away_status(user).as_dict()).data)
+
     @extend_schema(
         tags=TAG,
         summary="The signed-in user",
@@ -484,8 +600,9 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         data = parse_input(self.InputSerializer, request.data, partial=True)
         changes = data.pop("notifications", None)
+        play = data.pop("play", None)
         user = services.user_update(
-            user=request_user(request), notifications_changes=changes, **data
+            user=request_user(request), notifications_changes=changes, play_changes=play, **data
         )
         return Response(self.OutputSerializer(user).data)
 

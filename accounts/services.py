@@ -51,6 +51,7 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
+from games import away
 from games import selectors as games_selectors
 from games import services as games
 from games.errors import Conflict, NotFound, ServiceError
@@ -298,8 +299,10 @@ def user_update(
     email: str | None = None,
     current_password: str | None = None,
     notifications_changes: dict[str, Any] | None = None,
+    play_changes: dict[str, Any] | None = None,
 ) -> User:
-    """Change what a user may change about themselves: the address and the e-mail switches.
+    """Change what a user may change about themselves: the address, the notification
+    preferences and the play settings (``games.away``).
 
     A new address needs ``current_password``, and becomes the account's only
     once the link mailed to it is followed: until then it waits, and the
@@ -314,6 +317,8 @@ def user_update(
             _change_address(user=user, email=email, current_password=current_password)
         if notifications_changes:
             notifications.preferences_update(user, **notifications_changes)
+        if play_changes:
+            away.play_settings_update(user=user, **play_changes)
     return user
 
 

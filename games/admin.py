@@ -31,10 +31,10 @@ from django.utils.html import format_html, format_html_join
 
 from tabletop.ruleset import RuleError
 
-from . import rulesets, selectors, services
+from . import away, rulesets, selectors, services
 from .admin_lookups import FilterLookupsOnly
 from .errors import ServiceError
-from .models import Move, Seat, Table
+from .models import Away, Move, Seat, Table
 
 # Everything a moderation call can refuse with; shown as an admin error message.
 MODERATION_ERRORS = (ServiceError, RuleError, ValueError, Seat.DoesNotExist)
@@ -107,6 +107,8 @@ class SeatInline(ReadOnlyInline):
         "strikes",
         "held_until",
         "away",
+        "autopilot",
+        "autopilot_until",
         "joined_at",
         "left_at",
     )
@@ -482,3 +484,34 @@ class MoveAdmin(FilterLookupsOnly[Move]):
     @admin.display(description="events (as a watcher sees them)")
     def events(self, move: Move) -> str:
         return _public_events(move)
+
+
+# ----------------------------------------------------------------------------
+# Times away (ruling 20): a moderator sees them and can end one (``games.away``)
+
+
+@admin.register(Away)
+class AwayAdmin(FilterLookupsOnly[Away]):
+    """Who is away, planned or was: read-only but for ending one, through the service."""
+
+    list_display = ("user", "starts_at", "ends_at", "level", "began_at", "ended_at", "end_reason")
+    list_filter = ("end_reason", "level")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+    fields = list_display + ("created_at",)
+    readonly_fields = fields
+    actions = ("end_now",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Away | None = None) -> bool:
+        return False
+
+    @admin.action(description="End these times away now (the players' seats are theirs again)")
+    def end_now(self, request: HttpRequest, queryset: Any) -> None:
+        ended = 0
+        for one in queryset.filter(ended_at__isnull=True).select_related("user"):
+            away.away_end(user=one.user)
+            ended += 1
+        self.message_user(request, f"{ended} time(s) away ended.")

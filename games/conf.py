@@ -66,3 +66,8 @@ def idempotency_keep() -> timedelta:
 def game_rulesets() -> list[str]:
     """The dotted paths of the rulesets of the games the service hosts (``games.rulesets``)."""
     return [str(path) for path in settings.GAMENOOK_GAMES]
+
+
+def away_days_per_year() -> int:
+    """The allowance of days away with autopilot in any 365 (ruling 20, ``games.away``)."""
+    return int(settings.GAMENOOK_AWAY_DAYS_PER_YEAR)

@@ -91,6 +91,10 @@ class Table(TimeStamped):
     turn_started_at = models.DateTimeField(null=True, blank=True, editable=False)
     deadline_at = models.DateTimeField(null=True, blank=True, editable=False)
     remind_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Turn by turn: when the turn's earliest last call is due (issue 38; a tenth of the
+    # turn's time before the deadline), for the sweep's index; put off to the moment the
+    # player chose, and cleared once the last call is handled.
+    last_call_at = models.DateTimeField(null=True, blank=True, editable=False)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, editable=False)
 
@@ -118,6 +122,11 @@ class Table(TimeStamped):
             models.Index(
                 fields=["remind_at"],
                 name="table_active_remind",
+                condition=Q(status="active"),
+            ),
+            models.Index(
+                fields=["last_call_at"],
+                name="table_active_last_call",
                 condition=Q(status="active"),
             ),
             models.Index(fields=["status", "-created_at"], name="table_status_created"),
@@ -179,6 +188,10 @@ class Seat(models.Model):
         max_length=10, choices=BotLevel.choices, blank=True, default="", editable=False
     )
     autopilot_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The player marked themselves away (ruling 20), at this table whether or not its
+    # autopilot plays for them (real time, or a host who turned it off): any action of
+    # theirs here ends the time away, and the action's path reads no other row for it.
+    player_away = models.BooleanField(default=False, editable=False)
     # The player's preference "play my forced moves at once" (``PlaySettings``), copied
     # when the game starts and when they change it, so a follow-up reads no other row.
     forced_moves = models.BooleanField(default=False, editable=False)

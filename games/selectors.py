@@ -7,7 +7,7 @@ import hashlib
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -358,6 +358,10 @@ class SeatFacts:
     away: bool = False
     #: A bot plays the seat for the rest of the game; ``user`` is still its player (ruling 17).
     struck_out: bool = False
+    #: The level of the bot that plays the seat while its player is on autopilot (ruling 20).
+    autopilot: str = ""
+    #: The player asked for their forced moves to be played at once (``games.away``).
+    forced_moves: bool = False
     #: How the table names the seat (``seat_names``); empty: not known here.
     label: str = ""
 
@@ -367,8 +371,9 @@ class SeatFacts:
 
     @property
     def bot_plays(self) -> bool:
-        """A bot makes this seat's decisions (a bot's seat, its player away or struck out)."""
-        return self.is_bot or self.away or self.struck_out
+        """A bot makes this seat's decisions (a bot's seat, its player away, on autopilot
+        or struck out)."""
+        return self.is_bot or self.away or self.struck_out or bool(self.autopilot)
 
     @property
     def name(self) -> str:
@@ -400,6 +405,8 @@ def _seat_facts(seat: Seat, label: str = "") -> SeatFacts:
         left=seat.left_at is not None,
         away=seat.away,
         struck_out=seat.struck_out,
+        autopilot=seat.autopilot,
+        forced_moves=seat.forced_moves,
         label=label,
     )
 
@@ -538,7 +545,7 @@ def tables_due_for_reminder(*, now: datetime, batch: int) -> Iterator[list[tuple
 def tables_waiting_for_bot(*, unchanged_since: datetime) -> Iterator[tuple[int, int]]:
     """(table id, seq) of running tables where a bot is to act and nothing moved since."""
     bot_to_act = Seat.objects.filter(
-        ~Q(bot_level="") | Q(away=True) | Q(struck_out=True),
+        ~Q(bot_level="") | Q(away=True) | Q(struck_out=True) | ~Q(autopilot=""),
         table=OuterRef("pk"),
         number=OuterRef("to_act"),
         left_at__isnull=True,
@@ -585,7 +592,10 @@ def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
     ``held_until``: the instant its hold ends, after the player's last
     connection closed; ``away``: a bot plays it until the player returns;
     ``replaced``: a bot plays the seat for good, after three strikes (the
-    player still holds it) or in a moderator's stead.
+    player still holds it) or in a moderator's stead; ``autopilot``: the level of
+    the bot that plays its player's turns while they are away (ruling 20, turn by
+    turn), None when not, and ``autopilot_until`` until when (the end of the time
+    away, or sooner the end of the player's allowance of days).
     """
     return {
         "strikes": seat.strikes,
@@ -595,6 +605,8 @@ def seat_presence(seat: Seat, connected: set[int] | None) -> dict[str, Any]:
         "held_until": seat.held_until,
         "away": seat.away,
         "replaced": seat.struck_out or (seat.is_bot and seat.previous_user_id is not None),
+        "autopilot": seat.autopilot or None,
+        "autopilot_until": seat.autopilot_until if seat.autopilot else None,
     }
 
 
@@ -609,6 +621,8 @@ def seat_public_level(seat: Seat) -> str | None:
         return seat.bot_level
     if seat.away or seat.struck_out:
         return realtime.STAND_IN_LEVEL
+    if seat.autopilot:
+        return seat.autopilot
     return None
 
 
@@ -762,6 +776,7 @@ def lobby_for(user: User) -> dict[str, list[Any]]:
         user=user,
         left_at__isnull=True,
         struck_out=False,
+        autopilot="",
     )
     base = Table.objects.select_related("host").prefetch_related(
         "seats__user", "seats__previous_user"
@@ -949,6 +964,7 @@ def turns_awaiting(*, user_id: int, table_id: int | None = None) -> list[TurnAwa
             user_id=user_id,
             left_at__isnull=True,
             away=False,
+            autopilot="",
             table__status=Table.Status.ACTIVE,
             table__move_seconds__isnull=True,
             table__to_act=F("number"),
@@ -981,3 +997,118 @@ def turns_awaiting(*, user_id: int, table_id: int | None = None) -> list[TurnAwa
         )
         for seat in seats
     ]
+
+
+# ----------------------------------------------------------------------------
+# For notifications (issue 38): the last call and the daily digest.
+
+
+def last_call_lead(turn_hours: int) -> timedelta:
+    """How long before the deadline a turn's earliest last call comes, whatever the player chose.
+
+    A tenth of the turn's time, or its last hour when that is longer, an hour being
+    ``GAMENOOK_SECONDS_PER_HOUR`` seconds (a benchmark runs the clock faster). The
+    service writes the deadline less this as ``Table.last_call_at`` with every new turn.
+
+    >>> last_call_lead(72) == timedelta(hours=7.2) and last_call_lead(12) == timedelta(hours=1.2)
+    True
+    """
+    hour = timedelta(seconds=conf.seconds_per_hour())
+    return max(hour * turn_hours / 10, hour)
+
+
+def tables_due_for_last_call(*, now: datetime, batch: int) -> Iterator[list[tuple[int, int]]]:
+    """Running tables whose turn reached its earliest last call by ``now``: pages of
+    (table id, turn).
+
+    Reads the partial index ``table_active_last_call`` on ``Table.last_call_at``,
+    which the last call's job puts off to the player's own moment or clears once
+    handled (``services.table_claim_last_call``): its cost grows with the last calls
+    due, not with the tables. A deadline already passed is left to the timeout.
+    """
+    due = Table.objects.filter(
+        status=Table.Status.ACTIVE, last_call_at__lte=now, deadline_at__gt=now
+    )
+    return _keyset(due, "last_call_at", batch)
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """A finished game a user played in: the table and the seat that was theirs."""
+
+    table: TableFacts
+    seat: int
+    finished_at: datetime
+
+
+def games_ended_for(*, user_id: int, since: datetime, until: datetime) -> list[GameEnded]:
+    """The games ``user_id`` played that ended after ``since`` and by ``until``, oldest first.
+
+    Their seat's player to the end, struck out or not (the game-over mail's
+    recipients); an aborted game did not end. One query.
+    """
+    seats = (
+        Seat.objects.filter(
+            user_id=user_id,
+            table__status=Table.Status.FINISHED,
+            table__finished_at__gt=since,
+            table__finished_at__lte=until,
+        )
+        .select_related("table")
+        .order_by("table__finished_at", "table_id")
+    )
+    return [
+        GameEnded(
+            table=_table_facts(seat.table),
+            seat=seat.number,
+            finished_at=seat.table.finished_at,
+        )
+        for seat in seats
+        if seat.table.finished_at is not None
+    ]
+
+
+# ----------------------------------------------------------------------------
+# For the web client (issue 38, "next game"): the table to offer a player next.
+
+
+@dataclass(frozen=True)
+class NextTurn:
+    """A running table where it is a user's turn: its id, its deadline and its kind."""
+
+    table_id: int
+    #: When the turn's time runs out (a real-time table's move timer included); None: no
+    #: deadline is running.
+    deadline_at: datetime | None
+    realtime: bool
+
+
+def next_turn_for(user: User, *, exclude_table_id: int | None = None) -> NextTurn | None:
+    """The running table, other than ``exclude_table_id``, where it is ``user``'s turn
+    with the least time left (ties by id), or None.
+
+    Turn by turn and real time alike, through ``Table.to_act`` (written with
+    every snapshot). A seat its player left, one a bot plays for good after
+    three strikes, or one on autopilot (ruling 20: its turns are the bot's) is
+    not theirs to play. A table without a running deadline comes last. One
+    query, through the user's seats.
+    """
+    seats = Seat.objects.filter(
+        user=user,
+        left_at__isnull=True,
+        struck_out=False,
+        autopilot="",
+        table__status=Table.Status.ACTIVE,
+        table__to_act=F("number"),
+    )
+    if exclude_table_id is not None:
+        seats = seats.exclude(table_id=exclude_table_id)
+    row = (
+        seats.order_by(F("table__deadline_at").asc(nulls_last=True), "table_id")
+        .values_list("table_id", "table__deadline_at", "table__move_seconds")
+        .first()
+    )
+    if row is None:
+        return None
+    table_id, deadline_at, move_seconds = row
+    return NextTurn(table_id=table_id, deadline_at=deadline_at, realtime=move_seconds is not None)

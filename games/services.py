@@ -30,10 +30,10 @@ from django.utils import timezone
 from tabletop import realtime
 from tabletop.ruleset import Action, GameState, RuleError, Ruleset
 
-from . import conf, limits, rows, rulesets
+from . import away, conf, limits, rows, rulesets
 from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
 from .models import Connection, IdempotencyKey, Move, Seat, Table
-from .selectors import SeatFacts, seat_facts_of, seat_public_level, table_state
+from .selectors import SeatFacts, last_call_lead, seat_facts_of, seat_public_level, table_state
 from .signals import seat_held, table_changed
 
 logger = logging.getLogger(__name__)
@@ -144,6 +144,7 @@ _SNAPSHOT_FIELDS = [
     "turn_started_at",
     "deadline_at",
     "remind_at",
+    "last_call_at",
     "updated_at",
 ]
 
@@ -159,16 +160,18 @@ def _save_snapshot(table: Table, before: GameState | None, after: GameState) -> 
         table.status = Table.Status.FINISHED
         table.finished_at = now
         table.turn_started_at = table.deadline_at = table.remind_at = None
+        table.last_call_at = None
     elif new_turn and table.move_seconds is not None:
         # Real time: a move timer of seconds and no reminder (ruling 17).
         table.turn_started_at = now
         table.deadline_at = now + timedelta(seconds=table.move_seconds)
-        table.remind_at = None
+        table.remind_at = table.last_call_at = None
     elif new_turn:
         length = timedelta(seconds=table.turn_hours * conf.seconds_per_hour())
         table.turn_started_at = now
         table.deadline_at = now + length
         table.remind_at = now + length / 2
+        table.last_call_at = table.deadline_at - last_call_lead(table.turn_hours)
     return new_turn
 
 
@@ -406,10 +409,14 @@ def table_apply_action(
         if expected_seq is not None and expected_seq != table.seq:
             raise StaleSequence()
         action = action_from_request(table, state, seat.number, data)
-        if seat.away or seat.held_until is not None:
-            # Playing is coming back (ruling 18): the seat is the player's again. The
-            # move's own commit signals the change, with the new presence in its ETag.
+        if seat.away or seat.held_until is not None or seat.autopilot:
+            # Playing is coming back (rulings 18 and 20): the seat is the player's again.
+            # The move's own commit signals the change, with the new presence in its ETag.
             _seat_returns(table, seat, signal=False)
+        if seat.player_away:
+            # Ruling 20: any action of theirs ends their time away, at every table,
+            # once this move has committed (each table is locked on its own).
+            transaction.on_commit(lambda: away.away_end(user=user))
         result = _apply_locked(table, state, seat.number, _once(action), source, seats, answered)
     # The seats read with the lock are current (``_lock_table_with_seats``); ours
     # changed above in memory as in the database, and an action changes no other.
@@ -454,7 +461,10 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
     acts (the game is over, or a human is to act and no bot jumps in) or,
     with ``seq``, when the table has moved on from that sequence number, so
     calling it again is harmless. A bot decides once per position: its seed
-    is the table's and the sequence number's.
+    is the table's and the sequence number's. A person on autopilot (ruling
+    20) is played by the level they chose, marked ``autopilot``; a person to
+    act who asked for their forced moves at once has them played here
+    (``_forced_moves``), marked ``forced``.
 
     A bot that raises, or answers something the rules refuse, must not leave
     the table waiting for a deadline: the plain move of ruling 4
@@ -478,8 +488,7 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
                 continue
             if not rules.legal_actions(state, number):
                 continue
-            # A player who is away or struck out is played by the stand-in level.
-            level = other.bot_level or rules.stand_in_level
+            level = _bot_level(other, rules)
             try:
                 choice = rules.bot_request(state, number, level=level, seed=seed, levels=levels)
                 if choice is None:
@@ -495,11 +504,11 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
                     level,
                 )
                 continue
-            return _apply_locked(table, state, number, _once(action), Move.Source.BOT)
+            return _apply_locked(table, state, number, _once(action), _bot_source(other))
         seat = seats.get(state.current)
         if seat is None or not seat.bot_plays:
-            return None
-        level = seat.bot_level or rules.stand_in_level
+            return _forced_moves(table, state, seat)
+        level = _bot_level(seat, rules)
         try:
             choice = rules.bot_request(state, seat.number, level=level, seed=seed, levels=levels)
             if choice is None:
@@ -516,7 +525,48 @@ def table_run_bot_turn(*, table_id: int, seq: int | None = None) -> MoveResult |
             )
             table.bot_errors += 1
             action = rules.timeout_action(state)
-        return _apply_locked(table, state, seat.number, _once(action), Move.Source.BOT)
+        return _apply_locked(table, state, seat.number, _once(action), _bot_source(seat))
+
+
+def _bot_level(seat: Seat, rules: Ruleset) -> str:
+    """The level of the bot that decides for ``seat``: a bot's own; the level its player
+    chose for their autopilot (ruling 20); the stand-in's for a player whose hold ran out
+    or who struck out (rulings 17 and 18)."""
+    if seat.bot_level:
+        return seat.bot_level
+    if seat.autopilot and not (seat.away or seat.struck_out):
+        return seat.autopilot
+    return rules.stand_in_level
+
+
+def _bot_source(seat: Seat) -> str:
+    """How the log marks a bot's move for ``seat`` (ruling 21): ``autopilot`` for a player
+    on autopilot, ``bot`` otherwise (a stand-in's move is told apart by
+    ``selectors.move_stand_ins``)."""
+    if not seat.is_bot and seat.autopilot and not (seat.away or seat.struck_out):
+        return Move.Source.AUTOPILOT
+    return Move.Source.BOT
+
+
+def _forced_moves(table: Table, state: GameState, seat: Seat | None) -> MoveResult | None:
+    """Play the forced moves of the person to act at a turn-by-turn table, when they asked
+    for that (``Seat.forced_moves``): each the only legal action the rules leave them
+    (``Ruleset.forced_action``), one after the other while there is one (a draw, then the
+    drawn card that must be played). Marked ``forced`` (ruling 21). None when nothing is
+    forced."""
+    if seat is None or not seat.forced_moves or seat.left_at is not None or table.realtime:
+        return None
+    rules = ruleset_of(table)
+    number = seat.number
+
+    def next_forced(now: GameState) -> Action | None:
+        if now.over or now.current != number:
+            return None
+        return rules.forced_action(now, number)
+
+    if next_forced(state) is None:
+        return None
+    return _apply_locked(table, state, number, next_forced, Move.Source.FORCED)
 
 
 def bots_may_act(table: Table, state: GameState, seats: Sequence[Seat]) -> bool:
@@ -819,7 +869,7 @@ def table_claim_reminder(*, table_id: int, turn: int) -> Table | None:
     current turn, the reminder instant has passed and the deadline has not.
     Clears ``remind_at`` so the sweep's index stops finding the table.
     """
-    table = _lock_table(table_id)
+    table = _lock_table_no_key(table_id)
     now = timezone.now()
     if table.status != Table.Status.ACTIVE or table.turn != turn or table.remind_at is None:
         return None
@@ -857,10 +907,12 @@ def _live_seat(table: Table, user_id: int) -> Seat | None:
 
 
 def _seat_returns(table: Table, seat: Seat, *, signal: bool = True) -> None:
-    """The player is back: no hold, no stand-in, from their next decision on (ruling 18)."""
+    """The player is back: no hold, no stand-in, no autopilot, from their next decision on
+    (rulings 18 and 20)."""
     seat.held_until = None
     seat.away = False
-    seat.save(update_fields=["held_until", "away"])
+    seat.autopilot, seat.autopilot_until = "", None
+    seat.save(update_fields=["held_until", "away", "autopilot", "autopilot_until"])
     _presence_changed(table, signal=signal)
 
 
@@ -1000,6 +1052,7 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     timeout_policy: str = Table.TimeoutPolicy.BOT,
     allow_watchers: bool = False,
     move_timer: str | None = None,
+    autopilot: bool = True,
     **option_values: Any,
 ) -> Table:
     """Open a table of ``game`` in the lobby with the host in seat 0.
@@ -1009,7 +1062,9 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     defaults (``Ruleset.make_options``), and ``ValueError`` says what is
     wrong. ``move_timer`` (``relaxed``, ``normal`` or ``fast``) makes it a
     real-time table; None, turn by turn with ``turn_hours`` and
-    ``timeout_policy``.
+    ``timeout_policy``. ``autopilot``: a player who is away has their turns
+    played at once by their autopilot (ruling 20); False, their seat waits for
+    its deadline like anyone's (real-time tables have no autopilot).
     """
     try:
         rules = rulesets.ruleset(game)
@@ -1036,6 +1091,7 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
             timeout_policy=timeout_policy,
             allow_watchers=allow_watchers,
             move_seconds=move_seconds,
+            autopilot=bool(autopilot) and move_seconds is None,
         )
         Seat.objects.create(table=table, number=0, user=host)
     return table
@@ -1166,9 +1222,36 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         )
         table.status = Table.Status.ACTIVE
         table.started_at = timezone.now()
+        _seats_take_settings(table)
         new_turn = _save_snapshot(table, None, state)
         _commit_locked(table, new_turn=new_turn, fields=[*_SNAPSHOT_FIELDS, "started_at"])
         return MoveResult(table=table, state=state, events=events, moves=[move])
+
+
+def _seats_take_settings(table: Table) -> None:
+    """As the game starts, each player's seat takes their play settings: "forced moves at
+    once", and the autopilot of a player away now (ruling 20, ``games.away``)."""
+    now = timezone.now()
+    for seat in table.seats.filter(user__isnull=False):
+        if seat.user_id is None:  # excluded by the query; for the type checker
+            continue
+        marked, level, until = away.autopilot_seat_values(seat.user_id, table, now)
+        forced = away.forced_moves_of(seat.user_id)
+        if marked or forced:
+            seat.player_away, seat.autopilot, seat.autopilot_until = marked, level, until
+            seat.forced_moves = forced
+            seat.save(update_fields=["player_away", "autopilot", "autopilot_until", "forced_moves"])
+
+
+def lock_and_mark_presence(table_id: int) -> Table | None:
+    """Lock a running table whose seats' public facts are about to change (``games.away``)
+    and count the change, signalled on commit; None when no game runs there. Call it in
+    a transaction."""
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None or table.status != Table.Status.ACTIVE:
+        return None
+    _presence_changed(table)
+    return table
 
 
 # ----------------------------------------------------------------------------
@@ -1194,6 +1277,7 @@ def table_abort(*, table_id: int) -> Table:
         table.status = Table.Status.ABORTED
         table.finished_at = timezone.now()
         table.deadline_at = table.remind_at = table.turn_started_at = None
+        table.last_call_at = None
         table.to_act = None
         _commit_locked(table, new_turn=False, fields=_SNAPSHOT_FIELDS)
         return table
@@ -1319,3 +1403,52 @@ def idempotency_keys_purge(*, now: datetime | None = None, batch: int = 1000) ->
         if len(old) < size:  # a young record, or none left
             return purged
         size = batch
+
+
+def _lock_table_no_key(table_id: int) -> Table:
+    """Lock the table row against every other writer, but not against rows that refer to it.
+
+    ``FOR NO KEY UPDATE``: a move, a timeout or another claim waits for it as
+    for ``_lock_table``, but an insert elsewhere of a row whose foreign key
+    names the table (its share lock on the key) does not. The claims of the
+    reminder and the last call hold it while they wait for the player's
+    "your turn" notice (notifications), whose holder inserts messages about
+    this table: with ``FOR UPDATE`` the two would deadlock.
+    """
+    try:
+        return Table.objects.select_for_update(no_key=True).get(pk=table_id)
+    except Table.DoesNotExist:
+        raise NotFound() from None
+
+
+def table_claim_last_call(*, table_id: int, turn: int) -> Table | None:
+    """Lock the table for turn ``turn``'s last call and return it, or None (nothing to do).
+
+    Call inside ``transaction.atomic()``: the row lock is held until the caller
+    commits, so it records the last call (notifications' ``LastCall``, unique on
+    table and turn) and its message in the same transaction, as the reminder
+    does. None unless the table is active and turn by turn, ``turn`` is its
+    current turn and the deadline has not passed; the moment the player chose
+    is the caller's to check (``table_last_call_later`` puts the table off to
+    it), and the caller clears ``last_call_at`` with ``table_last_call_done``.
+    The lock is ``_lock_table_no_key``'s.
+    """
+    table = _lock_table_no_key(table_id)
+    if table.status != Table.Status.ACTIVE or table.turn != turn or table.move_seconds is not None:
+        return None
+    if table.deadline_at is None or table.deadline_at <= timezone.now():
+        return None
+    return table
+
+
+def table_last_call_later(table: Table, at: datetime) -> None:
+    """Put a claimed table's last call off to ``at``, the moment its player chose: the
+    sweep's index finds it again then, not before."""
+    table.last_call_at = at
+    table.save(update_fields=["last_call_at"])
+
+
+def table_last_call_done(table: Table) -> None:
+    """A claimed table's last call is handled: the sweep's index stops finding it."""
+    table.last_call_at = None
+    table.save(update_fields=["last_call_at"])

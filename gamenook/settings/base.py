@@ -200,6 +200,8 @@ SPECTACULAR_SETTINGS = {
         "ColorEnum": ["red", "yellow", "green", "blue", "magenta", "cyan", "orange", "purple"],
         "WildcardsColorEnum": ["red", "yellow", "green", "blue"],
         "ScoringEnum": ["single", "target"],
+        # A bot's level, an autopilot's and a time away's (ruling 20).
+        "BotLevelEnum": ["easy", "normal", "hard"],
         # A new table's body: one shape per game and mode (games.apis.typed.table_inputs).
         "FlipGameEnum": ["flip"],
         "WildcardsGameEnum": ["wildcards"],
@@ -402,6 +404,27 @@ GAMENOOK_REPLAY_URL = env.str(
 # The account page, whose preferences the footer of every e-mail links (web:account).
 GAMENOOK_ACCOUNT_URL = env.str("GAMENOOK_ACCOUNT_URL", default=SITE_URL + "/account/")
 
+# --- web push (notifications/push.py, issue 38) -------------------------------
+
+# The VAPID key pair (RFC 8292) the site signs every push with: the public key as the
+# browser's applicationServerKey takes it (base64url of the 65-byte uncompressed P-256
+# point), the private key as py-vapid's Vapid.from_string takes it (base64url of the
+# 32-byte scalar, or of its DER). Without both, push is off. `make run` makes a pair on
+# its first start (.vapid.json, git-ignored) and passes it on later starts.
+GAMENOOK_VAPID_PUBLIC_KEY = env.str("GAMENOOK_VAPID_PUBLIC_KEY", default="")
+GAMENOOK_VAPID_PRIVATE_KEY = env.str("GAMENOOK_VAPID_PRIVATE_KEY", default="")
+# Who runs the site, for the push services (the VAPID "sub" claim): a mailto: address.
+GAMENOOK_VAPID_SUBJECT = env.str("GAMENOOK_VAPID_SUBJECT", default="mailto:admin@localhost")
+# At most this many devices per user (the API refuses one more with 409).
+GAMENOOK_PUSH_MAX_DEVICES = env.int("GAMENOOK_PUSH_MAX_DEVICES", default=10)
+# How long a push service keeps a message for a device that is offline (the TTL header).
+GAMENOOK_PUSH_TTL_SECONDS = env.int("GAMENOOK_PUSH_TTL_SECONDS", default=86400)
+# A push that failed this many times (not 404/410: those delete the device) is given up.
+GAMENOOK_PUSH_MAX_ATTEMPTS = env.int("GAMENOOK_PUSH_MAX_ATTEMPTS", default=12)
+# A device's endpoint must be https; http only to a loopback address, and only with this
+# on (the tests' own push service).
+GAMENOOK_PUSH_ALLOW_HTTP_LOOPBACK = False
+
 CELERY_BEAT_SCHEDULE = {
     "notifications-sweep": {
         "task": "notifications.tasks.sweep",
@@ -440,6 +463,9 @@ LOGGING = {
 GAMENOOK_MAX_OPEN_TABLES = env.int("GAMENOOK_MAX_OPEN_TABLES", default=10)
 GAMENOOK_MAX_RUNNING_TABLES = env.int("GAMENOOK_MAX_RUNNING_TABLES", default=50)
 GAMENOOK_MAX_BOT_SEATS = env.int("GAMENOOK_MAX_BOT_SEATS", default=20)
+# Away with autopilot (ruling 20, games.away): at most this many days away in any 365;
+# past it, the player's tables run on deadlines as usual.
+GAMENOOK_AWAY_DAYS_PER_YEAR = env.int("GAMENOOK_AWAY_DAYS_PER_YEAR", default=30)
 # Log-in backoff (accounts.backoff), the web's log-in page and the API's token
 # endpoint alike: failures are counted per username and per address, in the cache.
 # Past the free ones, each attempt waits BACKOFF seconds, doubling up to MAX (no lock

@@ -98,6 +98,19 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
         "(its player keeps the seat, its view and its place in the ranking, and may "
         "concede but not act), or in the stead of a player a moderator removed."
     )
+    # Away with autopilot (ruling 20): public, shown to everyone at the table.
+    autopilot = serializers.ChoiceField(
+        choices=["easy", "normal", "hard"],
+        allow_null=True,
+        help_text="Turn by turn: its player is away, and a bot of this level plays their turns "
+        "at once (the moves are marked `autopilot`). Null when not.",
+    )
+    autopilot_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="Until when the autopilot plays: the end of its player's time away, or "
+        "sooner, when their allowance of days away runs out (a time away until they return "
+        "ends there at the latest). Null when not on autopilot.",
+    )
 
 
 def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
@@ -159,6 +172,10 @@ class TableOutputSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="Real time: the move timer in seconds; null turn by turn."
     )
     allow_watchers = serializers.BooleanField()
+    autopilot = serializers.BooleanField(
+        help_text="Turn by turn: an away player's turns are played at once by their "
+        "autopilot (ruling 20); false, their seat waits for its deadline. False in real time."
+    )
     seats = serializers.SerializerMethodField()
     open_seats = serializers.SerializerMethodField()
     seq = serializers.IntegerField()
@@ -383,6 +400,12 @@ class TableListApi(APIView):
             choices=Table.TimeoutPolicy.choices,
             required=False,
             default=Table.TimeoutPolicy.BOT,
+        )
+        autopilot = StrictBooleanField(
+            required=False,
+            default=True,
+            help_text="A player who is away has their turns played at once by the bot they "
+            "chose (ruling 20); false: their seat waits for its deadline like anyone's.",
         )
 
     class _RealTime(serializers.Serializer[Any]):

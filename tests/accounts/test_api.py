@@ -103,6 +103,17 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
         "pending_email": None,
         "email_status": "Game e-mail goes to alice@example.com.",
         "notifications": notifications.PREFERENCES_DEFAULT,
+        "play": {"forced_moves": False},
+        "away": {
+            "state": "off",
+            "starts_at": None,
+            "ends_at": None,
+            "level": None,
+            "autopilot_until": None,
+            "days_used": 0.0,
+            "days_left": 30.0,
+            "allowance_days": 30,
+        },
     }
     # Asking again under the same name replaces the token: the old one stops working.
     again = APIClient().post(

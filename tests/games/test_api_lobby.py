@@ -56,6 +56,8 @@ def test_create_opens_a_lobby_table_with_the_host_in_seat_0(alice: User, api: Ap
             "held_until": None,
             "away": False,
             "replaced": False,
+            "autopilot": None,
+            "autopilot_until": None,
         }
     ]
     assert (body["mode"], body["move_timer"], body["move_seconds"]) == ("turn_by_turn", None, None)
@@ -206,6 +208,8 @@ def test_host_adds_a_bot_of_a_level(alice: User, api: Api) -> None:
         "held_until": None,
         "away": False,
         "replaced": False,
+        "autopilot": None,
+        "autopilot_until": None,
     }
 
 
