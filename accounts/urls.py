@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver, path
 
-from . import apis
+from . import apis, push_apis
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/register/", apis.RegisterApi.as_view(), name="auth-register"),
@@ -19,5 +19,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("me/password/", apis.PasswordChangeApi.as_view(), name="me-password"),
     path("me/verify-email/", apis.MeVerifyEmailApi.as_view(), name="me-verify-email"),
     path("me/tokens/", apis.TokenListApi.as_view(), name="me-tokens"),
+    path("me/away/", apis.AwayApi.as_view(), name="me-away"),
     path("me/tokens/<id:token_id>/", apis.TokenDetailApi.as_view(), name="me-token"),
+    path("me/push-devices/", push_apis.PushDeviceListApi.as_view(), name="me-push-devices"),
+    path(
+        "me/push-devices/<id:device_id>/",
+        push_apis.PushDeviceDetailApi.as_view(),
+        name="me-push-device",
+    ),
 ]

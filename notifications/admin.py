@@ -1,4 +1,4 @@
-"""Admin of the notifications app: the outbox, reminders sent, preferences.
+"""Admin of the notifications app: the outbox, reminders sent, preferences, push devices.
 
 Every list takes only the lookups of its own filters (``games.admin_lookups``):
 ``?text__contains=`` and ``?headers__icontains=`` answer 400.
@@ -7,6 +7,7 @@ Every list takes only the lookups of its own filters (``games.admin_lookups``):
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -15,7 +16,7 @@ from django.http import HttpRequest
 from games.admin_lookups import FilterLookupsOnly
 
 from . import services
-from .models import OutboxMessage, Preferences, Reminder
+from .models import OutboxMessage, Preferences, PushMessage, PushSubscription, Reminder
 
 #: What the outbox shows instead of an account message's text, HTML and headers.
 ACCOUNT_BODY_HIDDEN = (
@@ -126,3 +127,56 @@ class PreferencesAdmin(FilterLookupsOnly[Preferences]):
     raw_id_fields = ["user"]
     # Set only by the user following accounts' signed link: staff cannot vouch for an address.
     readonly_fields = ["verified_email"]
+
+
+@admin.register(PushSubscription)
+class PushSubscriptionAdmin(FilterLookupsOnly[PushSubscription]):
+    """Devices users turned push on for: read-only; deleting one turns push off for it.
+
+    The endpoint and keys are not shown: with them anyone holding the VAPID key
+    could push to the device. Its host tells which push service it is.
+    """
+
+    list_display = ["id", "user", "name", "service", "created_at", "last_sent_at"]
+    extra_lookups = ("user__id__exact",)
+    fields = readonly_fields = ("user", "name", "service", "created_at", "last_sent_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description="push service")
+    def service(self, subscription: PushSubscription) -> str:
+        return urlsplit(subscription.endpoint).hostname or ""
+
+
+@admin.register(PushMessage)
+class PushMessageAdmin(FilterLookupsOnly[PushMessage]):
+    """The pushes written, view-only: what each said, to which device, and how it went."""
+
+    list_display = ["id", "kind", "user", "table", "turn", "status", "attempts", "created_at"]
+    list_filter = ["status", "kind"]
+    extra_lookups = ("user__id__exact", "table__id__exact", "subscription__id__exact")
+    fields = readonly_fields = (
+        "subscription",
+        "user",
+        "kind",
+        "table",
+        "turn",
+        "tag",
+        "payload",
+        "status",
+        "attempts",
+        "last_error",
+        "next_attempt_at",
+        "created_at",
+        "sent_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

@@ -69,3 +69,36 @@ def your_turn_quiet() -> timedelta:
 def account_url() -> str:
     """The account page (the web client's ``/account/``), whose preferences every e-mail links."""
     return str(settings.GAMENOOK_ACCOUNT_URL)
+
+
+def vapid_public_key() -> str:
+    """The VAPID public key (base64url, 65 bytes decoded): the browser's applicationServerKey."""
+    return str(settings.GAMENOOK_VAPID_PUBLIC_KEY).strip()
+
+
+def vapid_private_key() -> str:
+    """The VAPID private key, as py-vapid's ``Vapid.from_string`` takes it."""
+    return str(settings.GAMENOOK_VAPID_PRIVATE_KEY).strip()
+
+
+def vapid_subject() -> str:
+    """Who runs the site (the VAPID ``sub`` claim), a ``mailto:`` address."""
+    return str(settings.GAMENOOK_VAPID_SUBJECT)
+
+
+def push_max_devices() -> int:
+    return int(settings.GAMENOOK_PUSH_MAX_DEVICES)
+
+
+def push_ttl() -> int:
+    """Seconds a push service keeps a message for a device that is offline."""
+    return int(settings.GAMENOOK_PUSH_TTL_SECONDS)
+
+
+def push_max_attempts() -> int:
+    return int(settings.GAMENOOK_PUSH_MAX_ATTEMPTS)
+
+
+def push_allow_http_loopback() -> bool:
+    """Whether a device's endpoint may be http to a loopback address (the tests' push service)."""
+    return bool(settings.GAMENOOK_PUSH_ALLOW_HTTP_LOOPBACK)

@@ -40,6 +40,12 @@ BOT_TURNS = "notifications.tasks.run_bot_turns"
 SEND_MANY = "notifications.tasks.send_outbox_messages"
 #: (user id, ...): "your turn" notices due (ruling 19, ``away.turn_notice_decide``).
 YOUR_TURNS = "notifications.tasks.send_your_turns"
+#: (table id, turn): a turn's last call may be due (``turns.table_last_call``).
+LAST_CALL = "notifications.tasks.send_last_call"
+#: (user id, ...): daily digests due (``digest.digest_send``).
+DIGESTS = "notifications.tasks.send_digests"
+#: (push message id,): one web push to one device (``push.push_send``).
+PUSH = "notifications.tasks.send_push_message"
 
 
 def flat(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:

@@ -18,8 +18,10 @@ from celery import Task, shared_task
 
 from . import jobs
 from .away import turn_notices_decide
+from .digest import digests_send
 from .followups import table_followups as _followups
 from .outbox import outbox_send
+from .push import push_send
 from .sweep import sweep as _sweep
 from .sweep import sweep_bots as _sweep_bots
 from .sweep import sweep_realtime as _sweep_realtime
@@ -28,6 +30,7 @@ from .turns import (
     bot_turns_run,
     seat_hold_end,
     table_apply_timeout,
+    table_last_call,
     table_remind,
     tables_apply_timeouts,
 )
@@ -85,6 +88,17 @@ def send_your_turns(*user_ids: int) -> int:
     return turn_notices_decide(user_ids=user_ids)
 
 
+@shared_task(name=jobs.LAST_CALL, **_REDELIVER)
+def send_last_call(table_id: int, turn: int) -> bool:
+    return table_last_call(table_id=table_id, turn=turn)
+
+
+@shared_task(name=jobs.DIGESTS, **_REDELIVER)
+def send_digests(*user_ids: int) -> int:
+    """Decide the daily digests of these users, each its own transaction."""
+    return digests_send(user_ids=user_ids)
+
+
 @shared_task(name=jobs.BOT_TURN, **_REDELIVER)
 def run_bot_turn(table_id: int, seq: int) -> bool:
     return bot_turn_run(table_id=table_id, seq=seq)
@@ -128,6 +142,26 @@ def send_outbox_messages(*message_ids: int) -> int:
     return sent
 
 
+@shared_task(
+    bind=True,
+    name=jobs.PUSH,
+    # The service counts attempts and gives up after GAMENOOK_PUSH_MAX_ATTEMPTS.
+    max_retries=None,
+    **_REDELIVER,
+)
+def send_push_message(self: Task[..., bool], message_id: int) -> bool:
+    """Send one web push; on a failure (not a device gone) retry after an exponential backoff."""
+    outcome = push_send(message_id=message_id)
+    if outcome.retry_in is not None:
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.sent
+
+
+def _push_once(message_id: int) -> bool:
+    # As _send_once: the sweep re-queues a push that failed here.
+    return push_send(message_id=message_id).sent
+
+
 def _send_once(message_id: int) -> bool:
     # Here and now there is nobody to retry later: the sweep re-queues the message.
     return outbox_send(message_id=message_id).sent
@@ -144,11 +178,14 @@ JOBS: dict[str, Callable[..., object]] = {
     jobs.REMIND: send_reminder.run,
     jobs.FOLLOWUPS: table_followups.run,
     jobs.YOUR_TURNS: send_your_turns.run,
+    jobs.LAST_CALL: send_last_call.run,
+    jobs.DIGESTS: send_digests.run,
     jobs.BOT_TURN: run_bot_turn.run,
     jobs.BOT_TURNS: run_bot_turns.run,
     jobs.HOLD: end_hold.run,
     jobs.SEND: _send_once,
     jobs.SEND_MANY: _send_many_once,
+    jobs.PUSH: _push_once,
 }
 
 

@@ -11,6 +11,8 @@ Redis and PostgreSQL instead. Ctrl-C stops all three.
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import os
 import signal
 import subprocess
@@ -20,6 +22,39 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+#: The VAPID key pair of web push, made on the first start (git-ignored, like db.sqlite3).
+VAPID_FILE = ROOT / ".vapid.json"
+
+
+def vapid_keys(path: Path = VAPID_FILE) -> dict[str, str]:
+    """The development VAPID key pair: read from ``path``, made and written there the first time.
+
+    The public key is base64url of the uncompressed P-256 point (the browser's
+    applicationServerKey), the private key base64url of the 32-byte scalar (as
+    py-vapid's ``Vapid.from_string`` takes it). The file is readable by its owner only.
+    """
+    if path.exists():
+        keys: dict[str, str] = json.loads(path.read_text())
+        return keys
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415 (the venv's)
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415
+
+    def b64url(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    point = private.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    keys = {
+        "GAMENOOK_VAPID_PUBLIC_KEY": b64url(point),
+        "GAMENOOK_VAPID_PRIVATE_KEY": b64url(private.private_numbers().private_value.to_bytes(32)),
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        json.dump(keys, file, indent=1)
+    print(f"web push: a new VAPID key pair is in {path.name} (kept for later starts)")
+    return keys
 
 
 def main() -> int:
@@ -28,6 +63,9 @@ def main() -> int:
     args = parser.parse_args()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("DJANGO_SETTINGS_MODULE", "gamenook.settings.local")
+    # Web push needs a VAPID key pair: the environment's if it sets both, else this machine's.
+    if not (env.get("GAMENOOK_VAPID_PUBLIC_KEY") and env.get("GAMENOOK_VAPID_PRIVATE_KEY")):
+        env.update(vapid_keys())
     # The real-time sweep is a safety net for timer jobs a broker lost; on one machine
     # with one worker it has next to nothing to catch, and every five seconds it would
     # fill the console with its log lines. The timers themselves fire at their instant.

@@ -49,6 +49,10 @@ SECRETS = {
     ("notifications.OutboxMessage", "html"),
     ("notifications.OutboxMessage", "headers"),  # the one-click unsubscribe token
     ("accounts.ApiToken", "digest"),
+    # A push device's capability URL and keys: with the VAPID key they reach the device.
+    ("notifications.PushSubscription", "endpoint"),
+    ("notifications.PushSubscription", "p256dh"),
+    ("notifications.PushSubscription", "auth"),
     ("auth.User", "password"),
     ("sessions.Session", "session_key"),
     ("sessions.Session", "session_data"),

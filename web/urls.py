@@ -7,7 +7,7 @@ tables in "actions", sign-up, log-in and the account pages in "accounts".
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path, reverse_lazy
 
-from . import views
+from . import pwa, views
 from .limits import limited
 from .login import LoginView
 
@@ -51,4 +51,7 @@ urlpatterns: list[URLPattern] = [
     ),
     path("tables/<int:table_id>/replay/", views.table_replay, name="table-replay"),
     path("rules/<slug:game>/", views.rules, name="rules"),
+    # The installable web app (web.pwa): the service worker at the root, for scope "/".
+    path("sw.js", pwa.service_worker, name="service-worker"),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
 ]
