@@ -33,12 +33,18 @@ The halfway reminder follows the same test (``is_away``): it is mailed only
 when the table is quiet at the halfway instant; otherwise it is recorded as
 handled (its ``Reminder`` row) and not mailed, since the player was at the
 table within the delay and its page shows the time left. It is not put off:
-the deadline's own mail still comes if they never move.
+the deadline's own mail still comes if they never move. The last call
+(``turns.table_last_call``) is decided the same way.
+
+One message per table and turn (issue 38): "your turn", the reminder and the
+last call of a turn are one message, whichever the person wants comes first
+while they are away (``turn_tell``); a turn named in a message is in ``told``
+until it ends, and the later moments of it are recorded as handled, not sent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,6 +58,7 @@ from games import selectors as games_selectors
 from . import conf
 from .models import OutboxMessage, TableSeen, TurnNotice
 from .outbox import outbox_enqueue, table_url
+from .push import push_your_turns
 
 #: A polling page writes ``TableSeen`` at most this often per user, table and process.
 SEEN_EVERY = timedelta(minutes=1)
@@ -149,7 +156,36 @@ def is_away(*, user_id: int, table_id: int, now: datetime | None = None) -> bool
     return _there_until(turns[0], seen.get(table_id), now) + conf.your_turn_quiet() <= now
 
 
-def _time_left(deadline: datetime | None, now: datetime) -> str:
+def turn_tell(*, user_id: int, table_id: int, turn: int, tell: Callable[[], bool]) -> bool:
+    """Send a turn's one message by calling ``tell``, unless a message named the turn already.
+
+    Issue 38: a person gets at most one message per table and turn. "Your
+    turn", the halfway reminder and the last call of one turn are the same
+    message: whichever comes first while they are away goes out (``tell``
+    returns True when it wrote an e-mail or a push), and the turn then counts
+    as told (``TurnNotice.told``), so the later moments are handled and not
+    sent. Locks the user's notice row, which ``turn_notice_decide`` locks too:
+    a reminder racing a "your turn" decision waits, then sees the other's
+    message. Call it in the transaction that records the moment (under the
+    table's row lock), so the message and the record commit together.
+    """
+    TurnNotice.objects.bulk_create([TurnNotice(user_id=user_id)], ignore_conflicts=True)
+    notice = TurnNotice.objects.select_for_update().get(user_id=user_id)
+    if notice.told.get(str(table_id)) == turn or not tell():
+        return False
+    notice.told = {**notice.told, str(table_id): turn}
+    notice.save(update_fields=["told", "updated_at"])
+    return True
+
+
+def told_turns(*, user_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+    """The turns each of ``user_ids`` was told of, ``{user id: {table id: turn}}``
+    (``TurnNotice.told``), read without a lock, in one query."""
+    rows = TurnNotice.objects.filter(user_id__in=list(user_ids)).values_list("user_id", "told")
+    return {user_id: dict(told or {}) for user_id, told in rows}
+
+
+def time_left(deadline: datetime | None, now: datetime) -> str:
     """``deadline - now`` in words, its two largest units: "3 hours 20 minutes"."""
     if deadline is None:
         return ""
@@ -202,9 +238,20 @@ def turn_notice_decide(*, user_id: int, now: datetime | None = None) -> bool:
         elif not ready:
             notice.due_at = min(there.values()) + quiet
         else:
-            written = _write(notice.user, ready[0], turns, now) is not None
+            mailed = _write(notice.user, ready[0], turns, now) is not None
+            # The same decision by web push: one notification per table that is news (a
+            # turn a message named already is not told again, issue 38), each tagged.
+            pushed = push_your_turns(
+                user=notice.user,
+                turns=[(t.table, time_left(t.table.deadline_at, now)) for t in news],
+            )
+            written = mailed or bool(pushed)
             notice.due_at = None
-            still = {str(t.table.id): t.table.turn for t in turns}
+            if written:
+                # One message per table and turn: a later reminder or last call of these
+                # turns is not sent (``turn_tell``). A notice nobody was told of (the user
+                # wants neither channel) names nothing, so a later moment still may.
+                still = {str(t.table.id): t.table.turn for t in turns}
         notice.told = still
         notice.save(update_fields=["due_at", "told", "updated_at"])
     return written
@@ -227,7 +274,7 @@ def _write(
             "url": table_url(t.table.id),
             "deadline_at": t.table.deadline_at,
             "hours": t.table.turn_hours,
-            "left": _time_left(t.table.deadline_at, now),
+            "left": time_left(t.table.deadline_at, now),
         }
         for t in turns
     ]
@@ -240,7 +287,7 @@ def _write(
             "turns": listed,
             "deadline_at": first.table.deadline_at,
             "hours": first.table.turn_hours,
-            "left": _time_left(first.table.deadline_at, now),
+            "left": time_left(first.table.deadline_at, now),
         },
     )
 

@@ -15,6 +15,7 @@ from . import jobs
 from .away import turn_notices_record
 from .models import OutboxMessage
 from .outbox import Mail, outbox_enqueue
+from .push import push_game_over
 
 Kind = OutboxMessage.Kind
 
@@ -49,6 +50,10 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         # A bot's turn: the bot job asks any jumpers first (``table_run_bot_turn``).
         jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
         return
+    if seat.forced_moves and not table.realtime:
+        # The player asked for their forced moves at once: the bot job plays the turn's
+        # only legal action for them if it has one (``games.services._forced_moves``).
+        jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
     if games_selectors.bot_may_jump_in(table_id):
         # A bot that may jump in on the card just played (the classic game's jump-in),
         # though a person is to act. R21: never faster than a person could, so at a
@@ -101,12 +106,18 @@ def timeout_followups(
 
 
 def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
+    """The "game over" mail of every player, to write; their pushes are written here and now.
+
+    Both callers run it inside the transaction that writes the mail.
+    """
     ranking, rounds = games_selectors.final_ranking(table.id)
     mails = []
     for seat in games_selectors.seats_at(table.id):
         if seat.user is None:
             continue
         mine = next((e for e in ranking if e["seat"] == seat.number), None)
+        # Decided here, in the transaction that writes the mail: the same news by push.
+        push_game_over(user=seat.user, table=table, rank=None if mine is None else mine["rank"])
         mails.append(
             Mail(
                 user=seat.user,

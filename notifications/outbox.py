@@ -153,14 +153,24 @@ def replay_url(table_id: int) -> str:
     return conf.replay_url_template().format(table_id=table_id)
 
 
-def _compose(kind: str, user: User, table: TableFacts, context: dict[str, Any]) -> dict[str, Any]:
-    """Subject, plain text, HTML and headers of one message, from the templates."""
+def _compose(
+    kind: str, user: User, table: TableFacts | None, context: dict[str, Any]
+) -> dict[str, Any]:
+    """Subject, plain text, HTML and headers of one message, from the templates.
+
+    ``table`` is None for a message about no one table (the daily digest).
+    """
     unsubscribe = unsubscribe_url(user)
+    about: dict[str, Any] = {}
+    if table is not None:
+        about = {
+            "table": table,
+            "table_url": table_url(table.id),
+            "replay_url": replay_url(table.id),
+        }
     context = {
         "user": user,
-        "table": table,
-        "table_url": table_url(table.id),
-        "replay_url": replay_url(table.id),
+        **about,
         "unsubscribe_url": unsubscribe,
         "site_url": conf.site_url(),
         # Every footer links the account page's preferences (notifications may not import web).
@@ -236,6 +246,28 @@ def outbox_enqueue(
     message = _insert_once(_message(mail, timezone.now()))
     if message is not None:
         jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
+    return message
+
+
+def outbox_enqueue_digest(*, user: User, context: dict[str, Any]) -> OutboxMessage | None:
+    """Write the daily digest (about no one table) to the outbox and queue it.
+
+    None when the user does not want it (``Preferences.digest``, a confirmed
+    address, not unsubscribed). Nothing here makes it once a day:
+    ``digest.digest_send`` decides it under the preferences' row lock and
+    moves the next one's instant in the same transaction. Call it inside
+    that transaction; the sending job is queued after the commit.
+    """
+    if not wants(user, OutboxMessage.Kind.DIGEST):
+        return None
+    message = OutboxMessage.objects.create(
+        user=user,
+        to=user.email,
+        kind=OutboxMessage.Kind.DIGEST,
+        next_attempt_at=timezone.now(),
+        **_compose(OutboxMessage.Kind.DIGEST, user, None, context),
+    )
+    jobs.dispatch_on_commit(jobs.SEND, (message.pk,))
     return message
 
 

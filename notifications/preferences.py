@@ -13,7 +13,7 @@ from django.db import transaction
 from django.urls import URLResolver, get_resolver, get_script_prefix, get_urlconf, reverse
 
 from . import conf
-from .models import LastCallWhen, OutboxMessage, Preferences
+from .models import LastCallWhen, OutboxMessage, Preferences, PushSubscription
 
 #: The e-mail switches, one per kind of game mail, and "no e-mail at all".
 SWITCHES = ("your_turn", "reminder", "last_call", "timeout", "game_over", "unsubscribed_all")
@@ -193,13 +193,16 @@ def email_is_verified(user: User) -> bool:
 
 
 def preferences_forget(user: User) -> None:
-    """Drop what notifications keeps about ``user``: switches, address, queued and sent mail.
+    """Drop what notifications keeps about ``user``: switches, address, queued and sent mail,
+    push devices.
 
     For an account being anonymised: the outbox rows hold the address and the
     texts sent to it.
     """
     Preferences.objects.filter(user=user).delete()
     OutboxMessage.objects.filter(user=user).delete()
+    # Web push: the devices (their endpoints reach the person) and, with them, their pushes.
+    PushSubscription.objects.filter(user=user).delete()
 
 
 def wants(user: User, kind: str) -> bool:

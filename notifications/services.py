@@ -8,7 +8,8 @@ Each concern has its own module; this one only gathers their public names:
 - ``turns``: timeouts, reminders and bot turns (through ``games.services``);
 - ``followups``: what a committed change calls for;
 - ``away``: ruling 19, "your turn" only for a player who is away, one message for all tables;
-- ``sweep``: the periodic source of truth (and the real-time tables' safety net).
+- ``sweep``: the periodic source of truth (and the real-time tables' safety net);
+- ``push``: web push, the devices a user turned it on for and an outbox of pushes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .jobs import (
     BOT_TURNS,
     FOLLOWUPS,
     HOLD,
+    PUSH,
     REMIND,
     SEND,
     SEND_MANY,
@@ -55,6 +57,21 @@ from .preferences import (
     user_unsubscribe,
     valid_time_zone,
 )
+from .push import (
+    DeviceNotFound,
+    EndpointTaken,
+    PushOff,
+    PushOutcome,
+    TooManyDevices,
+    push_enabled,
+    push_enqueue,
+    push_max_devices,
+    push_public_key,
+    push_send,
+    push_subscription_delete,
+    push_subscription_save,
+    push_subscriptions_of,
+)
 from .sweep import SweepResult, sweep, sweep_bots, sweep_realtime
 from .tasks import run_inline
 from .turns import (
@@ -68,6 +85,19 @@ from .turns import (
 )
 
 __all__ = [
+    "DeviceNotFound",
+    "EndpointTaken",
+    "PushOff",
+    "PushOutcome",
+    "TooManyDevices",
+    "push_enabled",
+    "push_enqueue",
+    "push_max_devices",
+    "push_public_key",
+    "push_send",
+    "push_subscription_delete",
+    "push_subscription_save",
+    "push_subscriptions_of",
     "ACCOUNT_KINDS",
     "BOT_TURN",
     "BOT_TURNS",
@@ -80,6 +110,7 @@ __all__ = [
     "SEND_MANY",
     "TIMEOUT",
     "TIMEOUTS",
+    "PUSH",
     "YOUR_TURNS",
     "Dispatch",
     "Mail",

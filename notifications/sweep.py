@@ -12,10 +12,11 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from games import away as games_away
 from games import selectors as games_selectors
 from games import services as games
 
-from . import away, conf, jobs
+from . import away, conf, digest, jobs, push, turns
 from .models import OutboxMessage
 
 
@@ -30,12 +31,23 @@ class SweepResult:
     idempotency_keys: int = 0
     your_turn: int = 0
     tables_seen: int = 0
+    last_calls: int = 0
+    digests: int = 0
+    pushes: int = 0
+    aways: int = 0
 
 
 def sweep(
     *, now: datetime | None = None, run: jobs.Dispatch | None = None, batch: int | None = None
 ) -> SweepResult:
-    """Hand every overdue deadline, reminder, e-mail and "your turn" notice to a job.
+    """Hand every overdue deadline, reminder, last call, e-mail, "your turn" notice and
+    daily digest to a job.
+
+    The last calls (issue 38) whose moment came by each player's choice go out
+    a turn a job (``jobs.LAST_CALL``), read through the deadline index from
+    now to the largest lead (``turns.last_calls_due``); the digests due
+    (``digest.digests_due``, the partial index ``prefs_digest_due``) a page of
+    ``GAMENOOK_TIMEOUT_PAGE`` users a job (``jobs.DIGESTS``).
 
     The notices whose quiet delay is over (ruling 19) are read through the
     partial index ``turn_notice_due`` and go out in pages of
@@ -71,6 +83,12 @@ def sweep(
         for table_id, turn in page:
             run(jobs.REMIND, (table_id, turn))
             result.reminders += 1
+    # Issue 38: the last calls whose moment came (each player's own), read through the
+    # deadline index from now to the largest lead (7.2 hours).
+    for page in turns.last_calls_due(now=now, batch=batch):
+        for table_id, turn in page:
+            run(jobs.LAST_CALL, (table_id, turn))
+            result.last_calls += 1
     overdue = (
         OutboxMessage.objects.filter(
             status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now - conf.outbox_grace()
@@ -81,11 +99,21 @@ def sweep(
     for message_id in overdue.iterator(chunk_size=batch):
         run(jobs.SEND, (message_id,))
         result.emails += 1
+    # Web pushes likewise (notifications.push): a pending one whose job was lost.
+    for message_id in push.pushes_overdue(before=now - conf.outbox_grace(), batch=batch):
+        run(jobs.PUSH, (message_id,))
+        result.pushes += 1
     # Ruling 19: the "your turn" notices whose quiet delay is over, a page a job.
     for users in away.turn_notices_due(now=now, batch=size):
         run(jobs.YOUR_TURNS, tuple(users))
         result.your_turn += len(users)
+    # Issue 38: the daily digests due (the partial index ``prefs_digest_due``), a page a job.
+    for users in digest.digests_due(now=now, batch=size):
+        run(jobs.DIGESTS, tuple(users))
+        result.digests += len(users)
     result.tables_seen = away.tables_seen_purge(now=now)
+    # Ruling 20: times away whose start or end has come (a few rows: the open ones due).
+    result.aways = games_away.aways_due(now=now)
     result.idempotency_keys = games.idempotency_keys_purge(now=now, batch=batch)
     return result
 

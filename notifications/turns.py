@@ -1,4 +1,4 @@
-"""What the table does by itself when a turn runs long: timeouts, reminders, bot turns.
+"""What the table does by itself when a turn runs long: timeouts, reminders, last calls, bots.
 
 Every function takes ids and leaves the locking and the re-checking to
 ``games.services``: each acts only if the turn (or sequence number) it was
@@ -9,18 +9,23 @@ The e-mail each one causes is written in the same transaction as what it did.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from games import selectors as games_selectors
 from games import services as games
 
 from . import jobs
-from .away import is_away
+from .away import is_away, time_left, told_turns, turn_tell
 from .followups import timeout_followups
-from .models import OutboxMessage, Reminder
-from .outbox import Mail, outbox_enqueue, outbox_enqueue_many
+from .models import LastCall, LastCallWhen, OutboxMessage, Reminder
+from .outbox import Mail, outbox_enqueue, outbox_enqueue_many, table_url
+from .preferences import preferences_of
+from .push import push_enqueue, push_reminder
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +94,7 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
         if number is None:
             raise RuntimeError("a timeout is always a seat's move")
         mail = _timeout_mail(result, games_selectors.seat_at(table_id, number), turn)
-        if mail is not None:
+        if mail is not None and not _already_told([mail]):
             outbox_enqueue(
                 user=mail.user,
                 kind=mail.kind,
@@ -119,6 +124,8 @@ def tables_apply_timeouts(*, due: Sequence[tuple[int, int]]) -> int:
             for done in page.applied
             if (mail := _timeout_mail(done.result, done.seat, done.turn)) is not None
         ]
+        told = _already_told(mails)
+        mails = [mail for mail in mails if id(mail) not in told]
         next_mails, bots = timeout_followups(page.applied)
         outbox_enqueue_many([*mails, *next_mails])
         bots = [*page.bots, *bots]
@@ -127,6 +134,26 @@ def tables_apply_timeouts(*, due: Sequence[tuple[int, int]]) -> int:
         for table_id, turn in page.singly:
             jobs.dispatch_on_commit(jobs.TIMEOUT, (table_id, turn))
     return len(page.applied)
+
+
+def _already_told(mails: Sequence[Mail]) -> set[int]:
+    """The ``id()`` of each "your time ran out" mail that would be a second message about
+    its turn (issue 38: one message per person, table and turn): the turn was named in
+    a message already ("your turn", the reminder or the last call: ``TurnNotice.told``),
+    and the table only played the plain move for them (policy ``bot``), which the move
+    list marks as the table's (ruling 21). A timeout that made them leave the game, or
+    that ended it, is news of its own and is always sent. One query for the page."""
+    quiet = [
+        mail for mail in mails if not mail.context.get("left") and not mail.context.get("game_over")
+    ]
+    if not quiet:
+        return set()
+    told = told_turns(user_ids={mail.user.pk for mail in quiet})
+    return {
+        id(mail)
+        for mail in quiet
+        if told.get(mail.user.pk, {}).get(str(mail.table.id)) == mail.turn
+    }
 
 
 def _timeout_mail(
@@ -156,13 +183,21 @@ def _timeout_mail(
     )
 
 
+def _person_to_act(seat: games_selectors.SeatFacts | None) -> User | None:
+    """The person whose turn it is, or None: a bot's seat, one left, one a bot plays for them."""
+    if seat is None or seat.left or seat.bot_plays:
+        return None
+    return seat.user
+
+
 def table_remind(*, table_id: int, turn: int) -> bool:
     """Send turn ``turn``'s halfway reminder, once; True when it was handled now.
 
-    The ``Reminder`` row is written even when nobody is mailed (a bot's turn,
+    The ``Reminder`` row is written even when nobody is told (a bot's turn,
     a player who opted out, one who had the table open or acted there within
-    the quiet delay: ruling 19, ``away.is_away``), so the turn counts as
-    reminded either way.
+    the quiet delay: ruling 19, ``away.is_away``, or one a message already
+    told of this turn: ``away.turn_tell``), so the turn counts as reminded
+    either way.
     """
     with transaction.atomic():
         claimed = games.table_claim_reminder(table_id=table_id, turn=turn)
@@ -178,16 +213,144 @@ def table_remind(*, table_id: int, turn: int) -> bool:
         except IntegrityError:
             return False
         # Ruling 19: a player at the table within the quiet delay sees its time left.
-        user = None if seat is None or seat.left else seat.user
+        user = _person_to_act(seat)
         if user is not None and is_away(user_id=user.pk, table_id=table_id):
-            outbox_enqueue(
-                user=user,
-                kind=Kind.REMINDER,
-                table=table,
-                turn=turn,
-                context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
-            )
+            person = user
+
+            def tell() -> bool:
+                mailed = outbox_enqueue(
+                    user=person,
+                    kind=Kind.REMINDER,
+                    table=table,
+                    turn=turn,
+                    context={"deadline_at": table.deadline_at, "hours": table.turn_hours},
+                )
+                pushed = push_reminder(user=person, table=table, turn=turn)
+                return mailed is not None or bool(pushed)
+
+            turn_tell(user_id=user.pk, table_id=table_id, turn=turn, tell=tell)
     return True
+
+
+def last_call_at(
+    when: str, *, turn_started_at: datetime, deadline_at: datetime, turn_hours: int
+) -> datetime | None:
+    """The instant of a turn's last call for a player who chose ``when``; None: "off".
+
+    "tenth": when a tenth of the turn's time is left; "hour": in its last hour,
+    an hour of the table's own clock (the turn's length over ``turn_hours``,
+    which is an hour unless a benchmark runs time faster).
+
+    >>> from datetime import UTC, timedelta
+    >>> start = datetime(2030, 1, 1, tzinfo=UTC)
+    >>> last_call_at("tenth", turn_started_at=start, deadline_at=start + timedelta(hours=24),
+    ...              turn_hours=24)
+    datetime.datetime(2030, 1, 1, 21, 36, tzinfo=datetime.timezone.utc)
+    >>> last_call_at("hour", turn_started_at=start, deadline_at=start + timedelta(hours=24),
+    ...              turn_hours=24)
+    datetime.datetime(2030, 1, 1, 23, 0, tzinfo=datetime.timezone.utc)
+    """
+    length = deadline_at - turn_started_at
+    if when == LastCallWhen.OFF:
+        return None
+    if when == LastCallWhen.HOUR:
+        return deadline_at - length / max(turn_hours, 1)
+    return deadline_at - length / 10
+
+
+def _last_call_when(user: User) -> str:
+    prefs = preferences_of([user.pk]).get(user.pk)
+    return LastCallWhen.TENTH.value if prefs is None else prefs.last_call_when
+
+
+def table_last_call(*, table_id: int, turn: int) -> bool:
+    """Send turn ``turn``'s last call if its moment came, once; True when it was handled now.
+
+    The moment is the one the player chose (``Preferences.last_call_when``,
+    ``last_call_at``); before it nothing is written and the sweep hands the
+    turn out again. At it, under the table's row lock
+    (``games.services.table_claim_last_call``), the ``LastCall`` row (unique on
+    table and turn) is written whether or not anyone is told, as the
+    reminder's is: nobody for a bot's seat, one left or on autopilot, a player
+    who chose "off", one at the table within the quiet delay (ruling 19), or
+    one a message already told of this turn (``away.turn_tell``). Otherwise the
+    e-mail (``Preferences.last_call``, a confirmed address) and the push go out
+    in the same transaction.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = games.table_claim_last_call(table_id=table_id, turn=turn)
+        if claimed is None:
+            return False
+        seat = games_selectors.turn_seat(table_id)
+        user = _person_to_act(seat)
+        when = LastCallWhen.OFF.value if user is None else _last_call_when(user)
+        started, deadline = claimed.turn_started_at, claimed.deadline_at
+        if started is not None and deadline is not None:
+            at = last_call_at(
+                when, turn_started_at=started, deadline_at=deadline, turn_hours=claimed.turn_hours
+            )
+            if at is not None and at > now:
+                # Not yet: the sweep's index finds the table again at the player's moment.
+                games.table_last_call_later(claimed, at)
+                return False
+        games.table_last_call_done(claimed)
+        try:
+            with transaction.atomic():
+                LastCall.objects.create(
+                    table_id=table_id, turn=turn, seat=None if seat is None else seat.number
+                )
+        except IntegrityError:
+            return False
+        if user is None or when == LastCallWhen.OFF:
+            return True
+        if is_away(user_id=user.pk, table_id=table_id, now=now):
+            table = games_selectors.facts_of(claimed)
+            person = user
+
+            def tell() -> bool:
+                return _last_call_send(person, table, turn, now)
+
+            turn_tell(user_id=user.pk, table_id=table_id, turn=turn, tell=tell)
+    return True
+
+
+def last_calls_due(*, now: datetime, batch: int) -> Iterator[list[tuple[int, int]]]:
+    """Pages of (table id, turn) whose earliest last call has come
+    (``games.selectors.tables_due_for_last_call``, through its partial index): the
+    job checks the moment the player chose, puts the table off to it or handles it."""
+    yield from games_selectors.tables_due_for_last_call(now=now, batch=batch)
+
+
+def _last_call_send(
+    user: User, table: games_selectors.TableFacts, turn: int, now: datetime
+) -> bool:
+    """The last call's e-mail and push; True when either was written."""
+    left = time_left(table.deadline_at, now)
+    mailed = outbox_enqueue(
+        user=user,
+        kind=Kind.LAST_CALL,
+        table=table,
+        turn=turn,
+        context={"deadline_at": table.deadline_at, "hours": table.turn_hours, "left": left},
+    )
+    then = (
+        "treat you as having left the game"
+        if table.leave_on_timeout
+        else "let a bot play this turn for you"
+    )
+    deadline = table.deadline_at
+    before = "" if deadline is None else f" before {deadline.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    pushed = push_enqueue(
+        user=user,
+        kind="last_call",
+        table=table,
+        turn=turn,
+        title=f"Last call at table {table.id}: {left} left",
+        body=f"Move{before}, or the table will {then}.",
+        url=table_url(table.id),
+    )
+    return mailed is not None or bool(pushed)
 
 
 def seat_hold_end(*, table_id: int, number: int) -> bool:

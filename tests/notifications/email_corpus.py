@@ -14,9 +14,10 @@ several (ruling 19), the timeout with the seat left
 or kept, with and without the lines saying what the table did, ending the game
 or not; the game over with rankings (a seat that left, scores of 0, 1 and
 more, one round or several, no ranking at all); both timeout policies of the
-reminder; names with ``<>&'"``, non-ASCII letters and spaces; variables the
-warm-up of ``scripts/bench_sweep.py`` leaves out, which render empty; and the
-account messages ``accounts.services`` writes.
+reminder; the last call (both policies, the time left in words or not); the
+daily digest (turns, games ended, both); names with ``<>&'"``, non-ASCII
+letters and spaces; variables the warm-up of ``scripts/bench_sweep.py`` leaves
+out, which render empty; and the account messages ``accounts.services`` writes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 GOLDEN = Path(__file__).with_name("email_golden.json")
 
@@ -82,6 +84,54 @@ def _your_turn(deadline: datetime | None, hours: int, left: str) -> dict[str, An
     return {"turns": turns, "deadline_at": deadline, "hours": hours, "left": left}
 
 
+#: The digest's turns as ``notifications.digest`` lists them: deadlines in the player's zone.
+_NEW_YORK = ZoneInfo("America/New_York")
+_DIGEST_TURNS = [
+    {
+        "table_id": 31337,
+        "url": "https://gamenook.example/tables/31337/",
+        "deadline_at": DEADLINE.astimezone(_NEW_YORK),
+        "left": "3 hours",
+    },
+    {
+        "table_id": 7,
+        "url": "https://gamenook.example/tables/7/",
+        "deadline_at": (DEADLINE + timedelta(days=2, minutes=1)).astimezone(_NEW_YORK),
+        "left": "2 days 1 minute",
+    },
+]
+#: The games ended, as the digest lists them: a win, a loss to two winners, not ranked.
+_DIGEST_ENDED: list[dict[str, Any]] = [
+    {
+        "table_id": 12,
+        "replay_url": "https://gamenook.example/tables/12/replay/",
+        "rank": 1,
+        "won": True,
+        "winners": NAMES["markup"],
+    },
+    {
+        "table_id": 13,
+        "replay_url": "https://gamenook.example/tables/13/replay/",
+        "rank": 3,
+        "won": False,
+        "winners": f"Bot 1 (easy) and {NAMES['unicode']}",
+    },
+    {
+        "table_id": 14,
+        "replay_url": "https://gamenook.example/tables/14/replay/",
+        "rank": None,
+        "won": False,
+        "winners": "",
+    },
+]
+
+
+def _digest(
+    turns: list[dict[str, Any]], ended: list[dict[str, Any]], zone: str = "America/New_York"
+) -> dict[str, Any]:
+    return {"turns": turns, "ended": ended, "zone": zone, "at": "08:00"}
+
+
 def _cases() -> Iterator[Case]:
     for label, username in NAMES.items():
         yield Case(
@@ -126,6 +176,36 @@ def _cases() -> Iterator[Case]:
                 {"deadline_at": DEADLINE, "hours": 72},
             )
     yield Case("reminder-missing-deadline-and-hours", "reminder")
+    # The last call (issue 38): both timeout policies, the time left in words or not known.
+    for policy in ("bot", "leave"):
+        for label in ("plain", "markup"):
+            yield Case(
+                f"last_call-{policy}-{label}",
+                "last_call",
+                NAMES[label],
+                policy,
+                {"deadline_at": DEADLINE, "hours": 24, "left": "2 hours 24 minutes"},
+            )
+    yield Case(
+        "last_call-no-time-left-in-words",
+        "last_call",
+        NAMES["unicode"],
+        context={"deadline_at": DEADLINE, "hours": 12, "left": ""},
+    )
+    # The daily digest (issue 38): turns only, games ended only, both; deadlines in the
+    # player's zone; a game won, one lost to several winners, one not ranked.
+    yield Case("digest-one-turn", "digest", context=_digest([_DIGEST_TURNS[0]], []))
+    yield Case("digest-two-turns", "digest", NAMES["spaces"], context=_digest(_DIGEST_TURNS, []))
+    yield Case("digest-one-game", "digest", context=_digest([], [_DIGEST_ENDED[0]], "UTC"))
+    yield Case(
+        "digest-turns-and-games",
+        "digest",
+        NAMES["markup"],
+        context=_digest(_DIGEST_TURNS, _DIGEST_ENDED),
+    )
+    yield Case(
+        "digest-unicode", "digest", NAMES["unicode"], context=_digest([], _DIGEST_ENDED, "UTC")
+    )
     what_lines = {
         "no-what": [],
         "one-what": ["played wild and chose red"],
@@ -262,7 +342,8 @@ def compose(case: Case) -> dict[str, Any]:
         timeout_policy=case.policy,
         deadline_at=DEADLINE,
     )
-    return _compose(case.kind, user, table, dict(case.context))
+    # The digest is about no one table.
+    return _compose(case.kind, user, None if case.kind == "digest" else table, dict(case.context))
 
 
 def compose_all() -> dict[str, dict[str, Any]]:

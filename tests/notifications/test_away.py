@@ -238,6 +238,40 @@ def test_the_halfway_reminder_is_mailed_only_to_a_player_away_from_the_table(
     assert Reminder.objects.filter(table__in=[looked_at, left_alone]).count() == 2
     reminded = OutboxMessage.objects.filter(kind=OutboxMessage.Kind.REMINDER)
     assert [m.user for m in reminded] == [bob]
+    # One message per table and turn (issue 38): the reminder was his turn's message, so
+    # the "your turn" notice decided in the same sweep had nothing new to tell him.
+    assert your_turn_mail(bob) == []
+
+
+def test_no_reminder_for_a_turn_a_your_turn_message_named(jobs: Jobs) -> None:
+    """Issue 38: "your turn", the reminder and the last call of a turn are one message."""
+    alice = make_user()
+    with time_machine.travel(T0, tick=False) as clock:
+        table = started_table(alice, bots=1, turn_hours=12)
+        her_turn(table, alice, jobs)
+        clock.shift(timedelta(minutes=11))
+        sweep(jobs)
+        assert len(your_turn_mail(alice)) == 1
+        clock.shift(timedelta(hours=6))  # past the halfway instant, still away
+        sweep(jobs)
+    assert Reminder.objects.filter(table=table, turn=table.turn).exists()  # handled
+    assert not OutboxMessage.objects.filter(kind=OutboxMessage.Kind.REMINDER).exists()
+
+
+def test_a_your_turn_nobody_was_told_of_leaves_the_reminder_to_tell(jobs: Jobs) -> None:
+    """A player who turned "your turn" off still gets the halfway reminder."""
+    alice = make_user()
+    services.preferences_update(alice, your_turn=False)
+    with time_machine.travel(T0, tick=False) as clock:
+        table = started_table(alice, bots=1, turn_hours=12)
+        her_turn(table, alice, jobs)
+        clock.shift(timedelta(minutes=11))
+        sweep(jobs)
+        clock.shift(timedelta(hours=6))
+        sweep(jobs)
+    assert your_turn_mail(alice) == []
+    (reminder,) = OutboxMessage.objects.filter(user=alice, kind=OutboxMessage.Kind.REMINDER)
+    assert reminder.table_id == table.pk
 
 
 def test_a_new_turn_after_the_message_makes_a_new_one_naming_both_tables(jobs: Jobs) -> None:
@@ -272,3 +306,26 @@ def test_two_deciders_at_once_write_one_message(jobs: Jobs) -> None:
         assert services.turn_notice_decide(user_id=alice.pk) is False
     assert sorted(results) == [False, True]
     assert len(your_turn_mail(alice)) == 1
+
+
+@pytest.mark.parametrize(("policy", "mails"), [("bot", 0), ("leave", 1)])
+def test_one_message_per_turn_a_timeout_after_the_turn_was_told_is_not_a_second_one(
+    jobs: Jobs, policy: str, mails: int
+) -> None:
+    """Issue 38: she was told of the turn, so the table's plain move for her at the deadline
+    is in the move list (ruling 21), not in a second message; a timeout that makes her leave
+    the game is news of its own and is mailed."""
+    alice = make_user()
+    with time_machine.travel(T0, tick=False) as clock:
+        table = started_table(alice, bots=2, turn_hours=12, timeout_policy=policy)
+        her_turn(table, alice, jobs)
+        turn = Table.objects.get(pk=table.pk).turn
+        clock.shift(timedelta(minutes=11))
+        sweep(jobs)
+        (told,) = your_turn_mail(alice)
+        assert told.turn == turn
+        clock.shift(timedelta(hours=12))
+        sweep(jobs)
+    assert Table.objects.get(pk=table.pk).turn != turn  # the timeout was applied
+    timeouts = OutboxMessage.objects.filter(user=alice, kind=OutboxMessage.Kind.TIMEOUT)
+    assert timeouts.count() == mails

@@ -95,6 +95,9 @@ def play_until(table: Table, jobs: Jobs, wanted: Callable[[wildcards.GameState],
 
 def test_the_halfway_reminder_of_a_classic_turn(jobs: Jobs) -> None:
     alice, bob = make_user(), make_user()
+    for user in (alice, bob):
+        # Without "your turn" the reminder is the turn's one message (issue 38).
+        services.preferences_update(user, your_turn=False)
     with time_machine.travel(T0, tick=False) as clock:
         table = classic_table(alice, bob, turn_hours=12)
         jobs.drain()

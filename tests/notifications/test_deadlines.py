@@ -28,6 +28,10 @@ def sweep() -> services.SweepResult:
 @pytest.mark.parametrize("hours", [12, 24, 72])
 def test_reminder_is_sent_exactly_at_half_time(hours: int, jobs: Jobs) -> None:
     alice, bob = make_user(), make_user()
+    for user in (alice, bob):
+        # The reminder is the turn's first message only without "your turn" (issue 38:
+        # one message per table and turn; test_last_call.py has the rule itself).
+        services.preferences_update(user, your_turn=False)
     with time_machine.travel(T0, tick=False) as clock:
         table = started_table(alice, bob, turn_hours=hours)
         jobs.drain()
@@ -56,6 +60,10 @@ def test_bot_policy_plays_the_plain_move_at_the_deadline_and_keeps_the_seat(
     hours: int, jobs: Jobs
 ) -> None:
     alice, bob = make_user(), make_user()
+    for user in (alice, bob):
+        # The timeout is the turn's first message: a turn told of already is not mailed
+        # again when the table plays its plain move (one message a turn, issue 38).
+        services.preferences_update(user, your_turn=False, reminder=False, last_call=False)
     with time_machine.travel(T0, tick=False) as clock:
         table = started_table(alice, bob, turn_hours=hours, timeout_policy="bot")
         jobs.drain()
@@ -83,6 +91,8 @@ def test_bot_policy_plays_the_plain_move_at_the_deadline_and_keeps_the_seat(
         if table.status == Table.Status.ACTIVE:
             assert table.deadline_at == T0 + timedelta(hours=hours) + timedelta(hours=hours)
             assert table.remind_at == T0 + timedelta(hours=hours) + timedelta(hours=hours / 2)
+            # The earliest last call: a tenth of the turn's time before its deadline.
+            assert table.last_call_at == table.deadline_at - timedelta(hours=hours / 10)
 
     message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.TIMEOUT)
     assert message.user == seat.user

@@ -170,7 +170,10 @@ def test_worker_and_beat_send_the_reminder_by_smtp_and_apply_the_timeout(
         GAMENOOK_YOUR_TURN_QUIET_SECONDS="2",
     )
     with override_settings(GAMENOOK_SECONDS_PER_HOUR=1):
-        table = started_table(make_user(), make_user(), turn_hours=12, timeout_policy="bot")
+        # Policy "leave": after the reminder told her of the turn, a timeout that only
+        # played the plain move would be no second message (one a turn, issue 38); one
+        # that makes her leave the game is news, and is mailed.
+        table = started_table(make_user(), make_user(), turn_hours=12, timeout_policy="leave")
     player = seat_to_act(table).user
     assert player is not None
     turn = table.turn
