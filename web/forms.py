@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zoneinfo
+from datetime import datetime
 from typing import Any
 
 from django import forms
@@ -142,6 +144,14 @@ class TableForm(Form):
         initial="bot",
         required=False,
     )
+    autopilot = forms.BooleanField(
+        label="Away players' turns are played at once by their autopilot",
+        help_text="A player who marked themselves away has the bot they chose play their "
+        "turns at once. Off: their seat waits for its deadline like anyone's.",
+        required=False,
+        initial=True,
+        widget=forms.CheckboxInput(attrs={"aria-describedby": "id_autopilot-why"}),
+    )
     move_timer = forms.ChoiceField(
         label="Move timer",
         choices=MOVE_TIMER_CHOICES,
@@ -152,7 +162,7 @@ class TableForm(Form):
 
     #: The fields of each mode (the page's two fieldsets).
     MODE_FIELDS = {
-        TURN_BY_TURN: ("turn_hours", "timeout_policy"),
+        TURN_BY_TURN: ("turn_hours", "timeout_policy", "autopilot"),
         REAL_TIME: ("move_timer",),
     }
 
@@ -323,7 +333,9 @@ class PreferencesForm(Form):
     reminder_push = forms.BooleanField(label="Halfway through my time, by push", required=False)
     last_call_push = forms.BooleanField(label="A last call, by push", required=False)
     game_over_push = forms.BooleanField(label="When a game is over, by push", required=False)
+    # Not required: a form posted without them (an older page) keeps what is saved.
     last_call_when = forms.ChoiceField(
+        required=False,
         label="The last call comes",
         choices=[
             ("tenth", "when a tenth of the turn's time is left"),
@@ -333,11 +345,14 @@ class PreferencesForm(Form):
     )
     digest = forms.BooleanField(label="A daily digest by e-mail", required=False)
     digest_hour = forms.TypedChoiceField(
+        required=False,
+        empty_value=None,
         label="at",
         coerce=int,
         choices=[(hour, f"{hour:02d}:00") for hour in range(24)],
     )
     time_zone = forms.CharField(
+        required=False,
         label="in the time zone",
         max_length=64,
         help_text="A name such as Europe/Paris, America/New_York or UTC.",
@@ -353,6 +368,10 @@ class PreferencesForm(Form):
         ("A game is over", "game_over", "game_over_push"),
     )
 
+    def changes(self) -> dict[str, Any]:
+        """The preferences to save: the choices left empty keep what is saved."""
+        return {name: value for name, value in self.cleaned_data.items() if value not in ("", None)}
+
     def rows(self) -> list[tuple[str, Any, Any]]:
         return [
             (words, self[mail], None if push is None else self[push])
@@ -361,8 +380,93 @@ class PreferencesForm(Form):
 
     def clean_time_zone(self) -> str:
         zone: str = self.cleaned_data["time_zone"].strip()
-        if not notifications.valid_time_zone(zone):
+        if zone and not notifications.valid_time_zone(zone):
             raise forms.ValidationError(
                 "We do not know that time zone: use a name such as Europe/Paris or UTC."
             )
         return zone
+
+
+#: The autopilot's levels (``Seat.BotLevel``): Easy, Normal, Hard.
+AUTOPILOT_LEVELS = _CHOICES["bot_levels"]
+
+
+class AwayForm(Form):
+    """The account page's time away (ruling 20): from now or a date and time, until a date
+    and time or until the player returns, and the autopilot's level.
+
+    A date and time is read in the player's own time zone (``zone``, the one of
+    their daily digest). Whether the time away can be had (the allowance, an end
+    after the start) is ``games.away.away_set``'s to say.
+    """
+
+    start = forms.ChoiceField(
+        label="From",
+        choices=[("now", "now"), ("at", "a date and time:")],
+        initial="now",
+        widget=forms.RadioSelect,
+    )
+    starts_at = forms.DateTimeField(
+        label="Start",
+        required=False,
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    end = forms.ChoiceField(
+        label="Until",
+        choices=[("return", "I return"), ("at", "a date and time:")],
+        initial="return",
+        widget=forms.RadioSelect,
+    )
+    ends_at = forms.DateTimeField(
+        label="End",
+        required=False,
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+    level = forms.ChoiceField(
+        label="The bot that plays for me",
+        choices=AUTOPILOT_LEVELS,
+        initial="normal",
+    )
+
+    def __init__(self, *args: Any, zone: str = "UTC", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.zone = zoneinfo.ZoneInfo(zone)
+
+    def _instant(self, name: str) -> datetime | None:
+        value: datetime | None = self.cleaned_data.get(name)
+        if value is None:
+            return None
+        # Django made it aware in the site's zone (UTC): the player meant their own.
+        return value.replace(tzinfo=None).replace(tzinfo=self.zone)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        wanted = (
+            ("start", "starts_at", "Enter the date and time it begins."),
+            ("end", "ends_at", "Enter the date and time it ends."),
+        )
+        for choice, name, message in wanted:
+            if data.get(choice) == "at" and data.get(name) is None and name not in self.errors:
+                self.add_error(name, message)
+        return data
+
+    def service_kwargs(self) -> dict[str, Any]:
+        """The ``games.away.away_set`` arguments this form stands for (without the user)."""
+        data = self.cleaned_data
+        return {
+            "starts_at": self._instant("starts_at") if data["start"] == "at" else None,
+            "ends_at": self._instant("ends_at") if data["end"] == "at" else None,
+            "level": data["level"],
+        }
+
+
+class PlayForm(Form):
+    """How the table plays for the player (``games.away.play_settings_update``)."""
+
+    forced_moves = forms.BooleanField(
+        label="Play my forced moves at once (a draw when nothing can be played, the only "
+        "card I may play)",
+        required=False,
+    )

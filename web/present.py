@@ -14,7 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -160,6 +160,48 @@ def realtime_seat(seat: Context | None, strikes_for_bot: int) -> Context:
         "state": state,
         "held_until": seat["held_until"],
         "bot_plays": state in ("replaced", "away"),
+    }
+
+
+def local_time(instant: datetime) -> str:
+    """An instant as the page prints it before the browser puts it in the reader's own
+    time (``clock.js``, ``data-local-time``): in UTC, and saying so.
+
+    >>> from datetime import UTC
+    >>> local_time(datetime(2026, 12, 12, 18, 0, tzinfo=UTC))
+    '12 Dec, 18:00 UTC'
+    """
+    utc = instant.astimezone(UTC)
+    return f"{utc.day} {utc:%b}, {utc:%H:%M} UTC"
+
+
+def autopilot(seat: Mapping[str, Any] | None, *, you: bool = False) -> Context | None:
+    """A seat on autopilot (ruling 20) as every page says it, to everyone at the table and
+    every watcher: "On autopilot (Normal bot) until 12 Dec, 18:00 UTC", or "... until they
+    return"; None when its player plays it.
+
+    The facts are the selectors' (``games.selectors.seat_presence``: ``autopilot``, the
+    bot's level, and ``autopilot_until``, None for "until they return").
+
+    >>> autopilot({"autopilot": "normal", "autopilot_until": None})["text"]
+    'On autopilot (Normal bot) until they return'
+    >>> autopilot({"autopilot": None, "autopilot_until": None}) is None
+    True
+    """
+    if seat is None or not seat.get("autopilot"):
+        return None
+    level = str(seat["autopilot"])
+    until: datetime | None = seat.get("autopilot_until")
+    bot = f"{level.capitalize()} bot"
+    returns = "you return" if you else "they return"
+    when = returns if until is None else local_time(until)
+    return {
+        "level": level,
+        "bot": bot,
+        "until": until,
+        "until_text": when,
+        "returns": returns,
+        "text": f"On autopilot ({bot}) until {when}",
     }
 
 
@@ -373,6 +415,10 @@ _BY_TABLE: dict[tuple[str, str | None], tuple[str, str, str]] = {
     ("timeout", None): ("{name}'s time ran out", "Your time ran out", "the table"),
     ("bot", "away"): ("{name} was away", "You were away", "a bot"),
     ("bot", "struck_out"): ("{name} was struck out", "You were struck out", "a bot"),
+    # Ruling 20: the player marked themselves away; the bot of their choice played.
+    ("autopilot", None): ("{name} was on autopilot", "You were on autopilot", "a bot"),
+    # Issue 38: the only legal action, played at once because the player asked for it.
+    ("forced", None): ("{name} had only one move", "You had only one move", "the table"),
 }
 
 
@@ -388,6 +434,8 @@ def by_table(
     >>> names = Names([{"number": 1, "name": "bob"}], viewer=0)
     >>> by_table(names, 1, "timeout").lead, by_table(names, 0, "bot", "away").lead
     ("bob's time ran out", 'You were away')
+    >>> by_table(names, 1, "autopilot").lead, by_table(names, 0, "forced").actor
+    ('bob was on autopilot', 'the table')
     >>> by_table(names, 1, "bot") is None
     True
     """
@@ -645,6 +693,7 @@ def game(
                 "dealer": number == g["dealer"],
                 "score": g["scores"][number],
                 "rt": None if strikes_for_bot is None else realtime_seat(seat, strikes_for_bot),
+                "autopilot": autopilot(seat, you=number == viewer),
             }
         )
     # One sentence for the whole hand for the reason most refused cards share (as "It is

@@ -39,7 +39,7 @@ from games.errors import NotFound, ServiceError, StaleSequence
 from games.followups import run_bots_after_commit
 from notifications import services as notifications
 
-from . import present
+from . import away_page, present, pwa
 from .forms import (
     ActionForm,
     BotForm,
@@ -186,7 +186,7 @@ def _save_preferences(request: HttpRequest, user: User, forms: dict[str, Any]) -
     form = forms["prefs_form"] = PreferencesForm(request.POST)
     if not form.is_valid():
         return None
-    accounts.user_update(user=user, notifications_changes=form.cleaned_data)
+    accounts.user_update(user=user, notifications_changes=form.changes())
     return "Your preferences are saved."
 
 
@@ -213,6 +213,10 @@ _ACCOUNT_FORMS: dict[str, _AccountForm] = {
     "preferences": _save_preferences,
     "unsubscribe": _unsubscribe,
     "resubscribe": _resubscribe,
+    "push_remove": pwa.push_remove,
+    "away": away_page.save_away,
+    "back": away_page.end_away,
+    "play": away_page.save_play,
 }
 
 
@@ -220,10 +224,12 @@ _ACCOUNT_FORMS: dict[str, _AccountForm] = {
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     user = _user(request)
+    zone = notifications.preferences_get(user)["time_zone"]  # the away section's times
     forms: dict[str, Any] = {
         "email_form": EmailForm(),
         "password_form": PasswordChangeForm(),
         "prefs_form": PreferencesForm(initial=notifications.preferences_get(user)),
+        **away_page.initial_forms(user, zone),
     }
     if request.method == "POST":
         handle = _ACCOUNT_FORMS.get(request.POST.get("form", ""))
@@ -240,6 +246,8 @@ def account(request: HttpRequest) -> HttpResponse:
             "time_zones": _time_zones(),
             "verified": notifications.email_is_verified(user),
             "pending_email": account_selectors.pending_email_of(user=user),
+            "push": pwa.push_context(user),
+            "away": away_page.status_context(user, zone),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -257,7 +265,9 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
         request,
         "web/lobby.html",
         {
-            "lists": {name: [_table_row(t) for t in tables] for name, tables in lists.items()},
+            "lists": {
+                name: [_table_row(t, user) for t in tables] for name, tables in lists.items()
+            },
             "form": form or TableForm(),
             "rules": {
                 "strikes_for_bot": STRIKES_FOR_BOT,
@@ -268,11 +278,21 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
     )
 
 
-def _table_row(table: Any) -> dict[str, Any]:
+def _table_row(table: Any, user: User) -> dict[str, Any]:
     seats = sorted(table.seats.all(), key=lambda s: s.number)
     named = selectors.seat_names(seats)
     names = [named[s.number] for s in seats]
     to_act = next((n for s, n in zip(seats, names, strict=True) if s.number == table.to_act), None)
+    # Ruling 20: a seat on autopilot says so, and until when, to everyone who sees the row.
+    autopilots = [
+        {"name": "You" if seat.user_id == user.pk else name, **words}
+        for seat, name in zip(seats, names, strict=True)
+        if (
+            words := present.autopilot(
+                selectors.seat_presence(seat, None), you=seat.user_id == user.pk
+            )
+        )
+    ]
     return {
         "id": table.pk,
         "status": table.status,
@@ -287,6 +307,7 @@ def _table_row(table: Any) -> dict[str, Any]:
         "deadline_at": table.deadline_at,
         "finished_at": table.finished_at,
         "allow_watchers": table.allow_watchers,
+        "autopilots": autopilots,
     }
 
 
@@ -370,6 +391,9 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         context["game"].update(present.game_options(table.game, table.options))
         if table.move_seconds is not None and not context["game"]["over"]:
             context["timer"] = present.move_timer(table.deadline_at, table.move_seconds, now)
+        if not context["game"]["my_turn"]:
+            # Issue 38, "next game": where this player's turn waits, the least time left first.
+            context["next_turn"] = selectors.next_turn_for(user, exclude_table_id=table.pk)
     context["left"] = bool(mine and mine["left"])
     return context
 
@@ -500,7 +524,7 @@ def _after_move(table_id: int) -> None:
     """Play the bots' turns the move handed over, as the API does after its commit."""
     table = selectors.table_get(table_id)
     seat = selectors.seat_to_act(table)
-    if seat is not None and seat.bot_plays:
+    if seat is not None and (seat.bot_plays or seat.forced_moves):
         run_bots_after_commit(table_id)
 
 

@@ -109,7 +109,7 @@ def test_the_account_page_changes_the_address_and_the_e_mail_preferences() -> No
     user = make_user("gina")
     client = logged_in(user)
     page = client.get("/account/").content.decode()
-    assert "gina@example.com" in page and "E-mail is on" in page
+    assert "gina@example.com" in page and "What we tell you, and how" in page
     client.post(
         "/account/", {"form": "email", "email": "new@example.com", "current_password": PASSWORD}
     )
@@ -121,6 +121,23 @@ def test_the_account_page_changes_the_address_and_the_e_mail_preferences() -> No
     client.post("/account/", {"form": "preferences", "your_turn": "on", "game_over": "on"})
     prefs = notifications.preferences_get(user)
     assert (prefs["your_turn"], prefs["reminder"], prefs["timeout"]) == (True, False, False)
+    # The digest at 19:00 in Paris; a zone nobody knows is refused, and nothing changes.
+    client.post(
+        "/account/",
+        {"form": "preferences", "digest": "on", "digest_hour": "19", "time_zone": "Europe/Paris"},
+    )
+    prefs = notifications.preferences_get(user)
+    assert (prefs["digest"], prefs["digest_hour"], prefs["time_zone"]) == (
+        True,
+        19,
+        "Europe/Paris",
+    )
+    refused = client.post(
+        "/account/", {"form": "preferences", "digest_hour": "7", "time_zone": "Mars/Olympus"}
+    )
+    assert refused.status_code == 400
+    assert "We do not know that time zone" in refused.content.decode()
+    assert notifications.preferences_get(user)["digest_hour"] == 19
     client.post("/account/", {"form": "unsubscribe"})
     assert notifications.preferences_get(user)["unsubscribed_all"] is True
     assert "unsubscribed from all" in client.get("/account/").content.decode()

@@ -53,8 +53,27 @@
     });
   }
 
+  // An instant the page printed in UTC (<time datetime data-local-time>, "12 Dec, 18:00
+  // UTC": the end of a seat's autopilot) is shown in the reader's own time instead.
+  const localFormat = new Intl.DateTimeFormat("en-GB", {
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+  function localTimes() {
+    document.querySelectorAll("time[data-local-time]:not([data-localized])").forEach((el) => {
+      const instant = new Date(el.getAttribute("datetime"));
+      if (Number.isNaN(instant.getTime())) return;
+      el.textContent = localFormat.format(instant);
+      el.dataset.localized = "";
+    });
+  }
+
   function tick() {
     tickRings();
+    localTimes();
     document.querySelectorAll("[data-deadline]").forEach((el) => {
       el.textContent = left(new Date(el.getAttribute("datetime")) - serverNow());
     });

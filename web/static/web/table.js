@@ -225,6 +225,16 @@
       }
       return;
     }
+    // "n": to the next table where it is the player's turn, when the page offers one
+    // (the link is part of the live part, so it follows every update).
+    if (event.key === "n" && !target.isContentEditable) {
+      const next = root.querySelector("[data-next-table]");
+      if (next) {
+        event.preventDefault();
+        window.location.assign(next.href);
+      }
+      return;
+    }
     // "h": to the hand, from anywhere on the table that is not a field.
     if (event.key === "h" && (root.contains(target) || target === document.body)) {
       const first = handCards().find((c) => c.tabIndex === 0);
