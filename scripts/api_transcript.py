@@ -381,6 +381,28 @@ STEPS = [
         '["game"]["ranking"], indent=1))\'',
     ),
     Step(
+        "### Away with autopilot, and forced moves\n\nAlice will be away for a week: from now "
+        "on, her turns at turn-by-turn tables are played at once by a Hard bot, and everyone "
+        "at her tables sees `autopilot` and `autopilot_until` on her seat (ruling 20). An end "
+        "in the past is refused:",
+        f'curl -si -X PUT "$API/me/away/" {AS_ALICE} {JSON} '
+        '-d "{\\"ends_at\\": \\"$(date -u -d \'+7 days\' +%FT%TZ)\\", \\"level\\": \\"hard\\"}"',
+    ),
+    Step(
+        "",
+        f'curl -si -X PUT "$API/me/away/" {AS_ALICE} {JSON} '
+        '-d \'{"ends_at": "2020-01-01T00:00:00Z"}\'',
+    ),
+    Step(
+        "She asks for her forced moves to be played at once (a draw when nothing can be "
+        "played, the one card she may play), then comes back early; any move of hers at a "
+        "table would bring her back too:",
+        f'curl -s -X PATCH "$API/me/" {AS_ALICE} {JSON} '
+        '-d \'{"play": {"forced_moves": true}}\' '
+        "| python3 -c 'import json, sys; print(json.load(sys.stdin)[\"play\"])'",
+    ),
+    Step("", f'curl -si -X DELETE "$API/me/away/" {AS_ALICE}'),
+    Step(
         "### Tokens and logging out\n\nAlice lists her tokens (names and prefixes only), "
         "then logs out, which revokes the token the request carried:",
         f'curl -si "$API/me/tokens/" {AS_ALICE}',
