@@ -23,19 +23,23 @@ def deal(pile: list[T], active: Sequence[bool], dealer: int, cards_each: int) ->
     >>> pile
     [9, 8, 7, 6]
     """
-    hands: list[list[T]] = [[] for _ in active]
-    order = in_game_order(active, next_in_game(active, dealer))
-    players = len(order)
+    count = len(active)
+    first = next_in_game(active, dealer)
+    everyone = all(active)
+    players = count if everyone else active.count(True)
     taken = cards_each * players
     if taken > len(pile):
         raise ValueError(f"a deal of {taken} cards from a pile of {len(pile)}")
     if not taken:
-        return hands
+        return [[] for _ in active]
     # Sliced, not popped card by card: the same hands (the k-th card off the
     # top goes to seat order[k % players]), in a few C calls (a game deals at
     # every round, and short games spend a good part of their time here).
     dealt = pile[: -taken - 1 : -1]  # the top cards, top first
     del pile[-taken:]
-    for position, seat in enumerate(order):
+    if everyone:  # seat i is (i - first) % count places after the first
+        return [dealt[(seat - first) % count :: count] for seat in range(count)]
+    hands: list[list[T]] = [[] for _ in active]
+    for position, seat in enumerate(in_game_order(active, first)):
         hands[seat] = dealt[position::players]
     return hands

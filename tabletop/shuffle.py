@@ -18,6 +18,8 @@ T = TypeVar("T")
 #: How many 32-bit words there are; the words a shuffle reads beyond one per position.
 _WORDS: Final = 2**32
 _SPARE_WORDS: Final = 8
+_ONE_BYTE: Final = 256
+_THREE_ZEROS: Final = bytes(3)
 
 
 def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> list[T]:
@@ -44,8 +46,9 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
     if count < 2:  # noqa: PLR2004 (nothing to swap)
         return order
     limits, bounds, positions = _tables(count)
-    words = _words(key, count + _SPARE_WORDS)
-    if not any(map(lt, words, limits)):
+    raw = _digest(key, count + _SPARE_WORDS)
+    words = _UNPACKERS[count + _SPARE_WORDS](raw)
+    if not (_may_pass_over(raw, count) and any(map(lt, words, limits))):
         # No word passed over (all but about one shuffle of a deck in a million): word k
         # is position n-1-k's, and every draw is one C call over the words.
         for i, j in zip(positions, map(mod, words, bounds), strict=False):
@@ -84,11 +87,27 @@ def _tables(count: int) -> _Tables:
 
 def _words(key: bytes, count: int) -> tuple[int, ...]:
     """The first ``count`` 32-bit words (little-endian) of SHAKE-128's output for ``key``."""
-    unpack = _UNPACKERS.get(count)
-    if unpack is None:
-        unpack = _UNPACKERS[count] = struct.Struct(f"<{count}I").unpack
-    words: tuple[int, ...] = unpack(hashlib.shake_128(key).digest(4 * count))
+    raw = _digest(key, count)
+    words: tuple[int, ...] = _UNPACKERS[count](raw)
     return words
+
+
+def _digest(key: bytes, count: int) -> bytes:
+    """The bytes of ``_words`` (and their unpacker made ready)."""
+    if count not in _UNPACKERS:
+        _UNPACKERS[count] = struct.Struct(f"<{count}I").unpack
+    return hashlib.shake_128(key).digest(4 * count)
+
+
+def _may_pass_over(raw: bytes, count: int) -> bool:
+    """False when no word of ``raw`` can be below its limit, found in one C call.
+
+    A limit is below ``count``; with at most 256 items, a word below it has its
+    three high bytes zero, so without three zero bytes in a row anywhere in the
+    output (all but about one shuffle of a deck in 36,000) no word is passed over
+    and the words need not be compared one by one.
+    """
+    return count > _ONE_BYTE or _THREE_ZEROS in raw
 
 
 _UNPACKERS: dict[int, Callable[[bytes], tuple[int, ...]]] = {}

@@ -111,8 +111,7 @@ def sorted_hand(cards: Iterable[int]) -> list[int]:
 
 def hand_points(cards: Iterable[int]) -> int:
     """The points ``cards`` count left in a hand at the end of a round."""
-    points = POINTS_OF
-    return sum(points[c] for c in cards)
+    return sum(map(POINTS_OF.__getitem__, cards))
 
 
 def cards_with_faces(codes: Iterable[str], taken: set[int] | None = None) -> list[int]:

@@ -4,7 +4,8 @@ The public functions are pure: ``apply`` checks the action, works on a
 private copy and returns it with the events the action caused; the state
 passed in is never touched. ``advance`` is the unchecked in-place path for
 code that owns its state and took the action from ``legal_actions`` or
-``timeout_action`` (simulations, benchmarks; never a client's action).
+``timeout_action`` (simulations, benchmarks; never a client's action), and
+``advance_silently`` the same move for a simulation that reads no events.
 
 Randomness is an input (R32): every shuffle draws from
 ``tabletop.shuffle.shuffled`` keyed by the game's secret seed and the
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Final
+from typing import Final, TypeAlias
 
 from tabletop.deal import deal
 from tabletop.ranking import shared_ranks
@@ -73,11 +74,14 @@ from .state import (
     GameState,
     Options,
 )
-from .types import Event, RankingEntry, RoundResult
+from .types import Event, HandResult, RankingEntry, RoundResult
 
 #: "Two players" of the text: two still in the game, whatever the table's size (R8).
 TWO_PLAYERS: Final = 2
 SHUFFLE_DOMAIN: Final = b"wildcards shuffle"
+#: Where a move's events go: a list, or None for a silent move (``advance_silently``),
+#: for which none is built.
+Events: TypeAlias = list[Event] | None
 
 
 # ----------------------------------------------------------------------------
@@ -107,6 +111,19 @@ _BY_KEY: Final[dict[tuple[int, int], tuple[int, ...]]] = {
 _MATCH: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(_BY_KEY[in_play, KEY_OF[top]] for top in DECK) for in_play in range(NO_COLOR, 4)
 )
+#: ``_PLAYS_ON[in_play + 1][top][card]``: the plays of ``card`` on ``top`` that need no
+#: look at the rest of the hand (code 1 or 2: ``PLAYS[card]``), ``()`` for a card that
+#: does not match, and None for a Wild Draw 4 (code 3: legal only when the hand holds
+#: no card of the colour in play). ``legal_actions`` lists a hand with one lookup a card.
+_PLAYS_ON: Final[tuple[tuple[tuple[tuple[Action, ...] | None, ...], ...], ...]] = tuple(
+    tuple(
+        tuple(None if codes[c] == 3 else PLAYS[c] if codes[c] else () for c in DECK)  # noqa: PLR2004
+        for codes in by_top
+    )
+    for by_top in _MATCH
+)
+#: ``_OF_COLOR[color][card]``: the card is of that colour (Wilds are of none).
+_OF_COLOR: Final = tuple(tuple(COLOR_OF[c] == color for c in DECK) for color in range(len(COLORS)))
 
 
 class _Shuffler:
@@ -129,12 +146,11 @@ class _Shuffler:
             raise ValueError("a recorded shuffle that does not hold the cards shuffled")
         return list(given)
 
-    def shuffle(
-        self, s: GameState, cards: list[int], reason: str, events: list[Event]
-    ) -> list[int]:
+    def shuffle(self, s: GameState, cards: list[int], reason: str, events: Events) -> list[int]:
         """``cards`` shuffled, as a pile ordered bottom to top; the event lists it top first."""
         order = self._order(s, cards)
-        events.append({"type": "shuffle", "reason": reason, "round": s.round, "order": order})
+        if events is not None:
+            events.append({"type": "shuffle", "reason": reason, "round": s.round, "order": order})
         s.shuffles += 1
         return order[::-1]
 
@@ -167,14 +183,13 @@ def new_game(
         active=[True] * n,
         scores=[0] * n,
         left_points=[None] * n,
-        hands=[[] for _ in range(n)],
     )
     events: list[Event] = []
     _deal(s, _SEEDED if shuffles is None else _Shuffler(shuffles), events)
     return s, events
 
 
-def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
+def _deal(s: GameState, shuffler: _Shuffler, events: Events) -> None:
     """Start a round: shuffle, deal seven each one at a time (R3), turn the starter."""
     s.round += 1
     s.direction = 1
@@ -184,20 +199,23 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
     s.passed = []
     s.exchanges = 0
     pile = shuffler.shuffle(s, list(DECK), "deal", events)
-    events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
+    if events is not None:
+        events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     s.hands = deal(pile, s.active, s.dealer, HAND_SIZE)
     while True:
         starter = pile.pop()
         if KIND_OF[starter] != WILD_DRAW4:
             break
         # R4: back into the draw pile, the pile reshuffled, a new card turned.
-        events.append({"type": "starter_returned", "card": starter})
+        if events is not None:
+            events.append({"type": "starter_returned", "card": starter})
         pile.append(starter)
         pile = shuffler.shuffle(s, pile, "starter", events)
     s.draw = pile
     s.discard = [starter]
     s.window = True  # R16: the starter opens the jump-in window
-    events.append({"type": "starter", "card": starter})
+    if events is not None:
+        events.append({"type": "starter", "card": starter})
     s.turn += 1
     first = _next(s, s.dealer)
     kind = KIND_OF[starter]
@@ -213,7 +231,8 @@ def _deal(s: GameState, shuffler: _Shuffler, events: list[Event]) -> None:
         # The dealer goes first; with two players it is a Skip and the ring stays (R7, R8).
         if s.players_left > TWO_PLAYERS:
             s.direction = -1
-            events.append({"type": "reverse", "direction": -1})
+            if events is not None:
+                events.append({"type": "reverse", "direction": -1})
         s.current = s.dealer
     else:  # a number, 7 and 0 included: no effect as the starter (R7)
         s.current = first
@@ -235,9 +254,10 @@ def _next(s: GameState, seat: int) -> int:
         at += step
 
 
-def _passed_over(s: GameState, victim: int, events: list[Event]) -> int:
+def _passed_over(s: GameState, victim: int, events: Events) -> int:
     """``victim`` loses their turn (an event says so); the seat after them."""
-    events.append({"type": "turn_lost", "seat": victim})
+    if events is not None:
+        events.append({"type": "turn_lost", "seat": victim})
     return _next(s, victim)
 
 
@@ -328,7 +348,8 @@ def jump_in_card(s: GameState, seat: int) -> int:
 def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR0911, PLR0912
     """Every action ``seat`` may take now: Wild plays once per colour, 7 plays
     once per target. A seat not to act may have jump-ins. Leaving is always
-    allowed for a seat still in the game and is not listed.
+    allowed for a seat still in the game and is not listed. The plays of Wild
+    Draw 4s come last (the views read a hand's status off that).
 
     >>> state, _ = new_game(Options(seats=2), seed="doc")
     >>> legal_actions(state, 1 - state.current)
@@ -357,24 +378,26 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
         last = len(hand) == 1
         found = [a for c in playable_cards(s, hand) for a in _card_actions(s, seat, c, last)]
     else:
-        # playable_cards written out, each card's actions taken from PLAYS.
-        codes = _MATCH[s.color + 1][s.discard[-1]]
-        plays = PLAYS
+        # playable_cards written out: each card's plays in one lookup, the Wild Draw 4s
+        # (None) after the rest when the hand holds no card of the colour in play.
+        table = _PLAYS_ON[s.color + 1][s.discard[-1]]
         found = []
-        held_draw4 = colored = False
+        held_draw4 = False
         for card in hand:
-            m = codes[card]
-            if m:
-                if m == 3:  # noqa: PLR2004
-                    held_draw4 = True
-                else:
-                    found += plays[card]
-                    if m == 1:
-                        colored = True
-        if held_draw4 and not colored:
+            plays = table[card]
+            if plays:
+                found += plays
+            elif plays is None:
+                held_draw4 = True
+        if held_draw4:
+            of_color = _OF_COLOR[s.color]
             for card in hand:
-                if codes[card] == 3:  # noqa: PLR2004
-                    found += plays[card]
+                if of_color[card]:
+                    break
+            else:
+                for card in hand:
+                    if table[card] is None:
+                        found += PLAYS[card]
     if not found:  # nothing to play: draw, or pass when nothing is left to draw
         found = [DRAW_ACTION if s.draw or len(s.discard) > 1 else PASS_ACTION]
     return found
@@ -540,7 +563,7 @@ def apply(
     return s, advance(s, seat, action, shuffles)
 
 
-def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
+def advance(
     s: GameState, seat: int, action: Action, shuffles: Iterator[list[int]] | None = None
 ) -> list[Event]:
     """Take ``action`` for ``seat`` on ``s`` itself, unchecked; return its events.
@@ -554,10 +577,33 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
     >>> advance(state, state.current, action)[0]["type"] in ("play", "draw", "choose_color")
     True
     """
-    shuffler = _SEEDED if shuffles is None else _Shuffler(shuffles)
+    events: list[Event] = []
+    advance_silently(s, seat, action, _SEEDED if shuffles is None else _Shuffler(shuffles), events)
+    return events
+
+
+def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
+    s: GameState,
+    seat: int,
+    action: Action,
+    shuffler: _Shuffler = _SEEDED,
+    events: Events = None,
+) -> None:
+    """``advance`` without its events, for a simulation that reads none (random
+    play, a bot's rollouts): the same move and the same state after it, but no
+    event is built, which is a good part of a move's work. (``advance`` passes
+    its shuffles and its list of events: a simulation leaves them out.)
+
+    >>> state, _ = new_game(Options(seats=2), seed="doc")
+    >>> twin = state.copy()
+    >>> action = legal_actions(state, state.current)[0]
+    >>> _ = advance(state, state.current, action)
+    >>> advance_silently(twin, twin.current, action)
+    >>> twin == state
+    True
+    """
     s.actions += 1
     kind = action.type
-    events: list[Event]
     if kind == PLAY:
         card = action.card
         hand = s.hands[seat]
@@ -571,31 +617,17 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
         s.window = True
         if s.passed:
             s.passed = []
+        if events is not None:
+            events.append(_play_event(s, seat, action))
         own = COLOR_OF[card]
-        if own < 0:
-            s.color = action.color
-            event: Event = {
-                "type": "play",
-                "seat": seat,
-                "card": card,
-                "color": COLORS[action.color],
-            }
-        else:
-            s.color = own
-            event = {"type": "play", "seat": seat, "card": card}
-        if action.target >= 0:
-            event["target"] = action.target
-        if seat != s.current:
-            event["jump_in"] = True
-        events = [event]
+        s.color = action.color if own < 0 else own
         if not hand:
             _last_card(s, seat, KIND_OF[card], waiting, shuffler, events)
-            return events
+            return
         if not (_PLAIN_7_0 if s.options.seven_zero else _PLAIN)[card]:
             _take_effect(s, seat, card, action.target, waiting, shuffler, events)
-            return events
+            return
     elif kind == DRAW:
-        events = []
         s.window = False
         if s.passed:
             s.passed = []
@@ -612,38 +644,44 @@ def advance(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out)
                 hand.append(card)
                 if codes[card]:
                     break
-            events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": "draw"})
         else:
             pile = s.draw
             card = pile.pop() if pile else _draw_one(s, shuffler, events)
             hand.append(card)
-            events.append({"type": "draw", "seat": seat, "cards": [card], "reason": "draw"})
+            drawn = [card] if events is not None else []
+        if events is not None:
+            events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": "draw"})
         # Nothing in the hand was playable, so a drawn Wild Draw 4 passes its test (R15).
         if card >= 0 and codes[card]:  # R9: to be played by the next action
             s.drawn = card
             s.pending = PENDING_DRAWN
-            return events
+            return
     else:
-        events = []
         _other_move(s, seat, action, shuffler, events)
-        return events
+        return
     # A card without effect was played, or a drawn card kept: the next seat's turn,
-    # found here without a call (the two commonest moves end here).
+    # found here without a call while nobody has left (the two commonest moves end here).
     active = s.active
-    step = s.direction
-    after = seat + step
-    while True:
-        after %= len(active)
-        if active[after]:
-            break
-        after += step
-    s.current = after
+    after = (seat + s.direction) % len(active)
+    s.current = after if active[after] else _next(s, after)
     s.turn += 1
-    return events
+
+
+def _play_event(s: GameState, seat: int, action: Action) -> Event:
+    """The event of a play, before the play changes the state."""
+    card = action.card
+    event: Event = {"type": "play", "seat": seat, "card": card}
+    if COLOR_OF[card] < 0:
+        event["color"] = COLORS[action.color]
+    if action.target >= 0:
+        event["target"] = action.target
+    if seat != s.current:
+        event["jump_in"] = True
+    return event
 
 
 def _other_move(
-    s: GameState, seat: int, action: Action, shuffler: _Shuffler, events: list[Event]
+    s: GameState, seat: int, action: Action, shuffler: _Shuffler, events: Events
 ) -> None:
     """A move other than a play or a draw: a penalty taken, a colour, a pass, leaving."""
     kind = action.type
@@ -658,12 +696,13 @@ def _other_move(
     elif kind == CHOOSE_COLOR:  # R6: the same turn goes on
         s.color = action.color
         s.pending = None
-        events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
+        if events is not None:
+            events.append({"type": "choose_color", "seat": seat, "color": COLORS[action.color]})
     else:
         _pass(s, seat, shuffler, events)
 
 
-def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
+def _draw_one(s: GameState, shuffler: _Shuffler, events: Events) -> int:
     """The top card of the draw pile, reshuffling the discard pile when it is
     empty (section "When the draw pile runs out"); -1 when there is none."""
     pile = s.draw
@@ -677,21 +716,26 @@ def _draw_one(s: GameState, shuffler: _Shuffler, events: list[Event]) -> int:
     return pile.pop()
 
 
-def _draw_cards(
-    s: GameState, seat: int, count: int, shuffler: _Shuffler, events: list[Event], reason: str
+def _draw_cards(  # noqa: PLR0913
+    s: GameState, seat: int, count: int, shuffler: _Shuffler, events: Events, reason: str
 ) -> None:
     """``seat`` draws ``count`` cards; what the piles cannot give is forgotten (R13)."""
-    hand = s.hands[seat]
-    drawn: list[int] = []
-    for _ in range(count):
-        card = _draw_one(s, shuffler, events)
-        if card < 0:
-            break
-        drawn.append(card)
-    hand += drawn
+    pile = s.draw
+    if 0 < count <= len(pile):  # all from the draw pile: its top cards, top first
+        drawn = pile[: -count - 1 : -1]
+        del pile[-count:]
+    else:
+        drawn = []
+        for _ in range(count):
+            card = _draw_one(s, shuffler, events)
+            if card < 0:
+                break
+            drawn.append(card)
+    s.hands[seat] += drawn
     if drawn and s.passed:
         s.passed = []
-    events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": reason})
+    if events is not None:
+        events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": reason})
 
 
 def _start_turn(s: GameState, seat: int) -> None:
@@ -699,46 +743,49 @@ def _start_turn(s: GameState, seat: int) -> None:
     s.turn += 1
 
 
-def _take_effect(  # noqa: PLR0913
+def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
     s: GameState,
     seat: int,
     card: int,
     target: int,
     waiting: bool,
     shuffler: _Shuffler,
-    events: list[Event],
+    events: Events,
 ) -> None:
     """The effect of a card ``seat`` just played that is not its last (section
     "The action cards", the house rules' 7, 0 and stacking)."""
     kind = KIND_OF[card]
-    if kind in PENALTY_OF:
-        victim = _next(s, seat)
-        if s.options.stacking:
-            s.penalty = (s.penalty if waiting else 0) + PENALTY_OF[kind]
-            s.pending = PENDING_PENALTY
-            events.append({"type": "penalty", "seat": victim, "count": s.penalty})
-            _start_turn(s, victim)
-        else:
-            _draw_cards(s, victim, PENALTY_OF[kind], shuffler, events, "penalty")
-            _start_turn(s, _passed_over(s, victim, events))
-    elif kind == SKIP or (kind == REVERSE and s.players_left == TWO_PLAYERS):
+    if kind == SKIP or (kind == REVERSE and s.players_left == TWO_PLAYERS):
         # R8: with two players a Reverse is a Skip and the ring stays as it is.
         _start_turn(s, _passed_over(s, _next(s, seat), events))
     elif kind == REVERSE:
         s.direction *= -1
-        events.append({"type": "reverse", "direction": s.direction})
+        if events is not None:
+            events.append({"type": "reverse", "direction": s.direction})
         _start_turn(s, _next(s, seat))
+    elif kind in PENALTY_OF:
+        victim = _next(s, seat)
+        if s.options.stacking:
+            s.penalty = (s.penalty if waiting else 0) + PENALTY_OF[kind]
+            s.pending = PENDING_PENALTY
+            if events is not None:
+                events.append({"type": "penalty", "seat": victim, "count": s.penalty})
+            _start_turn(s, victim)
+        else:
+            _draw_cards(s, victim, PENALTY_OF[kind], shuffler, events, "penalty")
+            _start_turn(s, _passed_over(s, victim, events))
     elif kind == NUMBER and NUMBER_OF[card] == 7:  # noqa: PLR2004 (7-0: swap with the target)
         hands = s.hands
         hands[seat], hands[target] = hands[target], hands[seat]
         s.exchanges += 1
-        events.append(
-            {
-                "type": "swap",
-                "seats": [seat, target],
-                "counts": [len(hands[seat]), len(hands[target])],
-            }
-        )
+        if events is not None:
+            events.append(
+                {
+                    "type": "swap",
+                    "seats": [seat, target],
+                    "counts": [len(hands[seat]), len(hands[target])],
+                }
+            )
         _start_turn(s, _next(s, seat))
     elif kind == NUMBER:  # 7-0: a 0, every hand to the next seat in the game
         hands = s.hands
@@ -748,20 +795,21 @@ def _take_effect(  # noqa: PLR0913
                 moved[_next(s, i)] = hands[i]
         s.hands = moved
         s.exchanges += 1
-        events.append(
-            {
-                "type": "rotate",
-                "direction": s.direction,
-                "counts": [len(h) for h in moved],
-            }
-        )
+        if events is not None:
+            events.append(
+                {
+                    "type": "rotate",
+                    "direction": s.direction,
+                    "counts": [len(h) for h in moved],
+                }
+            )
         _start_turn(s, _next(s, seat))
     else:  # a Wild: its colour is set
         _start_turn(s, _next(s, seat))
 
 
 def _last_card(
-    s: GameState, seat: int, kind: int, waiting: bool, shuffler: _Shuffler, events: list[Event]
+    s: GameState, seat: int, kind: int, waiting: bool, shuffler: _Shuffler, events: Events
 ) -> None:
     """A last card wins the round; only a penalty card still lands, with any
     waiting penalty (R14); a 7 or 0 does nothing (R35)."""
@@ -773,9 +821,10 @@ def _last_card(
     _end_round(s, seat, shuffler, events)
 
 
-def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _pass(s: GameState, seat: int, shuffler: _Shuffler, events: Events) -> None:
     """R25: a pass; when every player still in the round has passed in a row, it is blocked."""
-    events.append({"type": "pass", "seat": seat})
+    if events is not None:
+        events.append({"type": "pass", "seat": seat})
     passed = s.passed
     if seat not in passed:
         passed.append(seat)
@@ -790,7 +839,7 @@ def _blocked(s: GameState) -> bool:
     return not any(playing and i not in passed for i, playing in enumerate(s.active))
 
 
-def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) -> None:
+def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: Events) -> None:
     """R26: the hand goes under the draw pile, sorted, its first card nearest the top."""
     given_up = sorted_hand(s.hands[seat])
     s.hands[seat] = []
@@ -803,7 +852,8 @@ def _leave(s: GameState, seat: int, shuffler: _Shuffler, events: list[Event]) ->
         s.passed = []
     elif seat in s.passed:
         s.passed.remove(seat)
-    events.append({"type": "leave", "seat": seat, "count": len(given_up)})
+    if events is not None:
+        events.append({"type": "leave", "seat": seat, "count": len(given_up)})
     if s.players_left == 1:  # the last player wins at once; the round scores nothing
         _end_round(s, s.active.index(True), shuffler, events, interrupted=True)
         return
@@ -819,18 +869,26 @@ def _end_round(
     s: GameState,
     winner: int | None,
     shuffler: _Shuffler,
-    events: list[Event],
+    events: Events,
     *,
     interrupted: bool = False,
 ) -> None:
     """The round ends: won (section "Scoring": the winner scores every other hand's
     points), blocked (``winner`` None: nobody scores) or interrupted (one player
     left: no points, the game ends). Then the game ends, or the next round is dealt."""
-    left = {i: sorted_hand(hand) for i, hand in enumerate(s.hands) if s.active[i]}
-    counted = {i: hand_points(cards) for i, cards in left.items()}
+    hands: list[HandResult] = []
     points = 0
-    if winner is not None and not interrupted:
-        points = sum(n for i, n in counted.items() if i != winner)
+    active = s.active
+    for i, held in enumerate(s.hands):
+        if active[i]:
+            cards = sorted(held)  # sorted_hand: the ids sorted are the hand sorted
+            counted = sum(map(POINTS_OF.__getitem__, cards))  # hand_points
+            hands.append({"seat": i, "cards": cards, "points": counted})
+            if i != winner:
+                points += counted
+    if winner is None or interrupted:
+        points = 0
+    else:
         s.scores[winner] += points
     result: RoundResult = {
         "round": s.round,
@@ -838,10 +896,11 @@ def _end_round(
         "points": points,
         "blocked": winner is None,
         "interrupted": interrupted,
-        "hands": [{"seat": i, "cards": left[i], "points": counted[i]} for i in left],
+        "hands": hands,
     }
     s.results.append(result)
-    events.append({"type": "round_end", "result": result})
+    if events is not None:
+        events.append({"type": "round_end", "result": result})
     options = s.options
     if interrupted or (
         options.scoring == SINGLE_ROUND
@@ -854,44 +913,47 @@ def _end_round(
         _deal(s, shuffler, events)
 
 
-def _end_game(s: GameState, winner: int | None, events: list[Event]) -> None:
+def _end_game(s: GameState, winner: int | None, events: Events) -> None:
     s.over = True
     s.winner = winner
     s.pending, s.drawn, s.penalty, s.window = None, NO_CARD, 0, False
     s.ranking = ranking(s)
-    events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
+    if events is not None:
+        events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
 
 
 def ranking(s: GameState) -> list[RankingEntry]:
     """R27: stayers before leavers, the winner first, then higher score, then
     fewer points left in hand in the last round; equals share a rank."""
     last = s.results[-1] if s.results else None
-    ended = last is not None and last["round"] == s.round
-    in_hand = {h["seat"]: h["points"] for h in last["hands"]} if last and ended else {}
+    in_hand = (
+        {h["seat"]: h["points"] for h in last["hands"]}
+        if last is not None and last["round"] == s.round
+        else {}
+    )
+    active = s.active
+    scores = s.scores
+    winner = s.winner
+    keys: list[tuple[tuple[bool, bool, int, int], int]] = []
     points: list[int] = []
     for seat in range(s.seats):
-        given_up = s.left_points[seat]
-        if seat in in_hand:
-            points.append(in_hand[seat])
-        elif given_up is not None:
-            points.append(given_up)
-        else:
-            points.append(hand_points(s.hands[seat]))
-    keys = sorted(
-        ((not s.active[seat], seat != s.winner, -s.scores[seat], points[seat]), seat)
-        for seat in range(s.seats)
-    )
-    entries: list[RankingEntry] = []
-    for seat, rank in shared_ranks(keys):
-        entry = RankingEntry(
-            seat=seat,
-            rank=rank,
-            score=s.scores[seat],
-            left=not s.active[seat],
-            points_in_hand=points[seat],
-        )
-        entries.append(entry)
-    return entries
+        held = in_hand.get(seat)
+        if held is None:
+            given_up = s.left_points[seat]
+            held = hand_points(s.hands[seat]) if given_up is None else given_up
+        points.append(held)
+        keys.append(((not active[seat], seat != winner, -scores[seat], held), seat))
+    keys.sort()
+    return [
+        {
+            "seat": seat,
+            "rank": rank,
+            "score": scores[seat],
+            "left": not active[seat],
+            "points_in_hand": points[seat],
+        }
+        for seat, rank in shared_ranks(keys)
+    ]
 
 
 # ----------------------------------------------------------------------------

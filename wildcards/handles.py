@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from tabletop.handles import handle_stream
+from tabletop.handles import HANDLE_BYTES, handle_stream
 
 from .cards import CODE_OF, DECK_SIZE
 from .types import FaceCode, Handle, OptionsDict
 
 HANDLE_DOMAIN: Final = b"wildcards handles"
+#: Where each card's handle lies in the hexadecimal of a stream (two digits a byte).
+_CUTS: Final = tuple(
+    slice(2 * HANDLE_BYTES * i, 2 * HANDLE_BYTES * (i + 1)) for i in range(DECK_SIZE)
+)
 
 
 class HandleMemo:
@@ -24,19 +28,23 @@ class HandleMemo:
         "discard",
         "discard_faces",
         "discard_len",
-        "key",
+        "exchanges",
         "names",
         "options",
+        "round",
+        "seed",
     )
 
     def __init__(self, round_: int, exchanges: int, seed: str, options: OptionsDict) -> None:
-        self.key = (round_, exchanges, seed)
+        self.round = round_
+        self.exchanges = exchanges
+        self.seed = seed
         stream = handle_stream(
             seed, b"%d:%d" % (round_, exchanges), DECK_SIZE, domain=HANDLE_DOMAIN
         )
-        self.names: tuple[Handle, ...] = tuple(
-            stream[i * 6 : i * 6 + 6].hex() for i in range(DECK_SIZE)
-        )
+        # Card i's handle is its bytes of the stream in hexadecimal (tabletop.handles.
+        # handle_at): cut from the whole stream's hexadecimal in one C call.
+        self.names: tuple[Handle, ...] = tuple(map(stream.hex().__getitem__, _CUTS))
         self.options = options
         self.discard: list[int] | None = None
         self.discard_len = 0
@@ -56,6 +64,7 @@ class HandleMemo:
             faces.clear()
             shown = 0
         if shown < len(discard):
-            faces += [CODE_OF[c] for c in discard[shown:]]
+            for c in discard[shown:]:  # mostly one card: a loop, no comprehension to call
+                faces.append(CODE_OF[c])
             self.discard_len = len(discard)
         return faces[:]

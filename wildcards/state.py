@@ -124,7 +124,7 @@ class GameState:
     #: that ``legal_actions`` right after it (a bot, a benchmark) need not do it
     #: again. Valid while ``actions`` is unchanged: every action counts, but a
     #: state changed by hand must call ``forget_legal()``. Never saved or compared.
-    legal_memo: tuple[int, int, tuple[Action, ...]] | None = field(
+    legal_memo: tuple[int, int, list[Action]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 

@@ -21,11 +21,11 @@ from collections.abc import Iterable
 from typing import Final
 
 from .actions import PLAY, Action
-from .cards import CODE_OF, NO_CARD
+from .cards import CODE_OF, KIND_OF, NO_CARD, WILD_DRAW4
 from .engine import card_refusal, jump_in_card, legal_actions, match_codes
 from .errors import RuleError
 from .handles import HandleMemo
-from .state import PENDING_DRAWN, PENDING_PENALTY, GameState
+from .state import PENDING_DRAWN, PENDING_PENALTY, GameState, Options
 from .types import (
     ColorName,
     DirectionName,
@@ -34,6 +34,7 @@ from .types import (
     Handle,
     LegalActionView,
     PendingView,
+    PlayerView,
     RoundResult,
     RoundResultView,
     SeatView,
@@ -42,12 +43,19 @@ from .types import (
 
 _DIRECTIONS: Final[dict[int, DirectionName]] = {1: "clockwise", -1: "counterclockwise"}
 _COLOR_NAMES: Final[tuple[ColorName, ...]] = ("red", "yellow", "green", "blue")
+#: The first Wild Draw 4 (cards are numbered by kind, the Wild Draw 4s last).
+_FIRST_DRAW4: Final = KIND_OF.index(WILD_DRAW4)
 
 
 def _memo(s: GameState) -> HandleMemo:
     """The memo of the state's seed, round and exchange count (a new one when any changed)."""
     memo = s.handle_memo
-    if memo is not None and memo.key == (s.round, s.exchanges, s.seed):
+    if (
+        memo is not None
+        and memo.round == s.round
+        and memo.exchanges == s.exchanges
+        and memo.seed == s.seed
+    ):
         return memo
     s.handle_memo = HandleMemo(s.round, s.exchanges, s.seed, s.options.to_dict())
     return s.handle_memo
@@ -103,43 +111,94 @@ def _pending(s: GameState, seat: int | None) -> PendingView | None:
     return out
 
 
-def _table(s: GameState, seat: int | None, memo: HandleMemo | None = None) -> SeatView:
+#: The keys of a view in their order (``_table`` replaces every value of a copy).
+_TABLE: Final[SeatView] = {
+    "seat": None,
+    "players": [],
+    "hand": [],
+    "legal_actions": [],
+    "seats": 0,
+    "round": 0,
+    "dealer": 0,
+    "turn": 0,
+    "to_act": None,
+    "direction": "clockwise",
+    "color": None,
+    "top": None,
+    "discard_pile": [],
+    "draw_pile": {"count": 0},
+    "pending": None,
+    "penalty": 0,
+    "jump_in_open": False,
+    "options": Options().to_dict(),
+    "scores": [],
+    "rounds": [],
+    "ranking": [],
+    "over": False,
+    "winner": None,
+}
+
+
+def _table(
+    s: GameState,
+    seat: int | None,
+    memo: HandleMemo,
+    hand: list[HandCardView],
+    legal: list[LegalActionView],
+) -> SeatView:
     discard = s.discard
-    memo = memo or _memo(s)
     hands = s.hands
     active = s.active
-    return {
-        "seat": seat,
-        "players": [
-            {"seat": i, "count": len(hands[i]), "in_game": active[i]} for i in range(len(hands))
-        ],
-        "hand": [],
-        "legal_actions": [],
-        "seats": len(hands),
-        "round": s.round,
-        "dealer": s.dealer,
-        "turn": s.turn,
-        "to_act": None if s.over else s.current,
-        "direction": _DIRECTIONS[s.direction],
-        "color": None if s.color < 0 else _COLOR_NAMES[s.color],
-        "top": CODE_OF[discard[-1]] if discard else None,
-        "discard_pile": memo.discard_pile(discard),
-        "draw_pile": {"count": len(s.draw)},
-        "pending": None if s.pending is None else _pending(s, seat),
-        "penalty": s.penalty,
-        "jump_in_open": s.window and s.options.jump_in and not s.over,
-        "options": memo.options.copy(),
-        "scores": s.scores[:],
-        "rounds": [result_view(r, seat) for r in s.results] if s.results else [],
-        "ranking": [e.copy() for e in s.ranking] if s.ranking else [],
-        "over": s.over,
-        "winner": s.winner,
-    }
+    # A loop, not a comprehension: no function made and called for four entries.
+    players: list[PlayerView] = []
+    i = 0
+    for held in hands:
+        players.append({"seat": i, "count": len(held), "in_game": active[i]})
+        i += 1
+    over = s.over
+    # A copy of the template with every value replaced: cheaper than a dict display of
+    # 23 keys, which inserts them one by one; the keys keep the template's order.
+    out = _TABLE.copy()
+    out["seat"] = seat
+    out["players"] = players
+    out["hand"] = hand
+    out["legal_actions"] = legal
+    out["seats"] = i
+    out["round"] = s.round
+    out["dealer"] = s.dealer
+    out["turn"] = s.turn
+    out["to_act"] = None if over else s.current
+    out["direction"] = _DIRECTIONS[s.direction]
+    out["color"] = None if s.color < 0 else _COLOR_NAMES[s.color]
+    out["top"] = CODE_OF[discard[-1]] if discard else None
+    out["discard_pile"] = memo.discard_pile(discard)
+    out["draw_pile"] = {"count": len(s.draw)}
+    out["pending"] = None if s.pending is None else _pending(s, seat)
+    out["penalty"] = s.penalty
+    out["jump_in_open"] = s.window and s.options.jump_in and not over
+    out["options"] = memo.options.copy()
+    out["scores"] = s.scores[:]
+    out["rounds"] = [result_view(r, seat) for r in s.results] if s.results else []
+    out["ranking"] = [e.copy() for e in s.ranking] if s.ranking else []
+    out["over"] = over
+    out["winner"] = s.winner
+    return out
 
 
 def watcher_view(s: GameState) -> WatcherView:
     """What anyone watching the table may see: public facts only."""
-    return _table(s, None)
+    return _table(s, None, _memo(s), [], [])
+
+
+#: Why a card of the hand of the seat to act is refused, by its match code (``None``:
+#: playable), when its Wild Draw 4s are playable and when they are not.
+_REASONS: Final[tuple[str | None, ...]] = ("no_match", None, None, None)
+_REASONS_DRAW4_BLOCKED: Final[tuple[str | None, ...]] = (
+    "no_match",
+    None,
+    None,
+    "wild_draw4_blocked",
+)
 
 
 def view(s: GameState, seat: int | None) -> SeatView:
@@ -155,39 +214,57 @@ def view(s: GameState, seat: int | None) -> SeatView:
     if not 0 <= seat < s.seats:
         raise ValueError(f"no seat {seat} at a table of {s.seats}")
     memo = _memo(s)
-    out = _table(s, seat, memo)
     names = memo.names
     own = s.hands[seat]
+    to_act = seat == s.current
     legal = legal_actions(s, seat) if s.active[seat] else []
-    if seat == s.current:
-        s.legal_memo = (s.actions, seat, tuple(legal))
-    if own:
-        hand: list[HandCardView] = []
-        playable = {a.card for a in legal if a.type == PLAY}
-        jump = jump_in_card(s, seat) if seat != s.current else NO_CARD
-        # The seat to act with no decision pending: why a card is refused is read off
-        # the matching table, as legal_actions read it (no match, or a blocked Wild Draw 4).
-        codes = match_codes(s) if seat == s.current and s.pending is None and not s.over else None
+    if to_act:
+        # legal_actions hands out copies of it, and nothing here changes it.
+        s.legal_memo = (s.actions, seat, legal)
+    hand: list[HandCardView] = []
+    if not own:
+        pass
+    elif to_act and legal and s.pending is None and not s.over:
+        # The seat to act with no decision pending: whether a card is playable, and why
+        # not, is read off the matching table as legal_actions read it; its Wild Draw 4s
+        # are playable when listed, and legal_actions lists them last.
+        codes = match_codes(s)
+        reasons = _REASONS if legal[-1].card >= _FIRST_DRAW4 else _REASONS_DRAW4_BLOCKED
         faces = CODE_OF
         for c in sorted(own):  # ids are numbered in the order of R2 (cards.sorted_hand)
-            if c in playable:
-                if c == jump:
-                    hand.append(
-                        {"card": names[c], "face": faces[c], "playable": True, "jump_in": True}
-                    )
-                else:
-                    hand.append({"card": names[c], "face": faces[c], "playable": True})
-                continue
-            if codes is not None:
-                reason = "no_match" if codes[c] == 0 else "wild_draw4_blocked"
-            elif not s.active[seat]:
-                reason = "seat_not_in_game"
+            reason = reasons[codes[c]]
+            if reason is None:
+                hand.append({"card": names[c], "face": faces[c], "playable": True})
             else:
-                reason = card_refusal(s, seat, c) or "no_match"
-            hand.append({"card": names[c], "face": faces[c], "playable": False, "refusal": reason})
-        out["hand"] = hand
-    out["legal_actions"] = _legal_view(legal, names, seat != s.current) if legal else []
-    return out
+                hand.append(
+                    {"card": names[c], "face": faces[c], "playable": False, "refusal": reason}
+                )
+    else:
+        hand = _hand(s, seat, own, names, legal)
+    return _table(s, seat, memo, hand, _legal_view(legal, names, not to_act) if legal else [])
+
+
+def _hand(
+    s: GameState, seat: int, own: list[int], names: tuple[Handle, ...], legal: list[Action]
+) -> list[HandCardView]:
+    """The hand of a seat not to act, or with a decision pending, or out of the game."""
+    hand: list[HandCardView] = []
+    playable = {a.card for a in legal if a.type == PLAY}
+    jump = jump_in_card(s, seat) if seat != s.current else NO_CARD
+    faces = CODE_OF
+    for c in sorted(own):
+        if c in playable:
+            if c == jump:
+                hand.append({"card": names[c], "face": faces[c], "playable": True, "jump_in": True})
+            else:
+                hand.append({"card": names[c], "face": faces[c], "playable": True})
+            continue
+        if not s.active[seat]:
+            reason = "seat_not_in_game"
+        else:
+            reason = card_refusal(s, seat, c) or "no_match"
+        hand.append({"card": names[c], "face": faces[c], "playable": False, "refusal": reason})
+    return hand
 
 
 def legal_view(s: GameState, seat: int) -> list[LegalActionView]:
@@ -202,11 +279,13 @@ def _legal_view(
     legal: list[Action], names: tuple[Handle, ...], jumping: bool
 ) -> list[LegalActionView]:
     out: list[LegalActionView] = []
-    last: LegalActionView = {"type": "pass"}
-    last_card = -2  # no action has this card: the first action starts an entry
+    last = _NO_ENTRY  # never changed: no action has its card, so the first starts an entry
+    last_card = -2
+    last_type = ""
     for action in legal:
         card = action.card
-        if card == last_card and action.type == last["type"]:
+        kind = action.type
+        if card == last_card and kind == last_type:
             # The same card (or the colour choice) again: another colour or target.
             if action.color >= 0:
                 last["colors"].append(_COLOR_NAMES[action.color])
@@ -214,7 +293,8 @@ def _legal_view(
                 last["targets"].append(action.target)
             continue
         last_card = card
-        last = {"type": action.type, "card": names[card]} if card >= 0 else {"type": action.type}
+        last_type = kind
+        last = {"type": kind, "card": names[card]} if card >= 0 else {"type": kind}
         if action.color >= 0:
             last["colors"] = [_COLOR_NAMES[action.color]]
         elif action.target >= 0:
@@ -223,6 +303,9 @@ def _legal_view(
             last["jump_in"] = True
         out.append(last)
     return out
+
+
+_NO_ENTRY: Final[LegalActionView] = {"type": "pass"}
 
 
 def event_view(event: Event, seat: int | None) -> Event | None:  # noqa: PLR0911 (by type)
