@@ -46,11 +46,14 @@ class PushDeviceSerializer(serializers.Serializer[Any]):
 @extend_schema_serializer(component_name="PushKeys")
 class PushKeysSerializer(serializers.Serializer[Any]):
     p256dh = StrictCharField(
+        min_length=1,
         max_length=130,
         help_text="The device's P-256 public key: base64url of 65 bytes (an uncompressed point).",
     )
     auth = StrictCharField(
-        max_length=32, help_text="The device's authentication secret: base64url of 16 bytes."
+        min_length=1,
+        max_length=32,
+        help_text="The device's authentication secret: base64url of 16 bytes.",
     )
 
 
@@ -85,6 +88,7 @@ class PushDeviceListApi(APIView):
     @extend_schema_serializer(component_name="PushDeviceInput")
     class InputSerializer(serializers.Serializer[Any]):
         endpoint = StrictCharField(
+            min_length=1,
             max_length=2048,
             help_text="The push service's URL for the device: https, a public host.",
         )
@@ -101,6 +105,7 @@ class PushDeviceListApi(APIView):
         name = StrictCharField(
             required=False,
             default="",
+            allow_blank=True,
             max_length=100,
             help_text='What to call the device ("phone"), to tell it apart in the list.',
         )
@@ -129,13 +134,14 @@ class PushDeviceListApi(APIView):
         "keys and name are updated). 409 `endpoint_taken` when another account holds the "
         "endpoint (unsubscribe the browser and subscribe again: it gets a new one), 409 "
         "`too_many_devices` past `max_devices`, 409 `push_off` while the server has no "
-        "VAPID keys. 400 `invalid` for an endpoint that is not https to a public host, or "
-        "keys of the wrong sizes.",
+        "VAPID keys. 400 `invalid` for a field of the wrong shape; 422 `invalid_device` "
+        "(naming the field) for an endpoint that is not https to a public host, or keys that "
+        "are not base64url of a P-256 point and a 16-byte secret.",
         request=InputSerializer,
         responses={
             201: PushDeviceSerializer,
             200: PushDeviceSerializer,
-            **_errors(400, 401, 403, 409, 413, 429),
+            **_errors(400, 401, 403, 409, 413, 422, 429),
         },
     )
     def post(self, request: Request) -> Response:

@@ -109,8 +109,16 @@ class DeviceNotFound(NotFound):
 # Devices
 
 
+class InvalidDevice(ServiceError):
+    """A subscription well-formed as JSON that no push could be sent to (a private host,
+    keys that are not a P-256 point and a 16-byte secret): 422, naming the field."""
+
+    status = 422
+    code = "invalid_device"
+
+
 def _invalid(name: str, why: str) -> ServiceError:
-    return ServiceError(f"{name}: {why}", code="invalid", fields={name: [why]})
+    return InvalidDevice(f"{name}: {why}", fields={name: [why]})
 
 
 def _b64url(value: str, size: int, name: str) -> bytes:

@@ -102,6 +102,21 @@ POINT = Device().keys["p256dh"]
 SECRET = Device().keys["auth"]
 
 
+def _shape_error(changes: dict[str, Any]) -> bool:
+    """Whether the serializer itself refuses ``changes`` (a type, a length, a field missing)."""
+    endpoint = changes.get("endpoint", "https://x.example")
+    keys = changes.get("keys", {"p256dh": "p", "auth": "a"})
+    return (
+        not isinstance(endpoint, str)
+        or not endpoint
+        or len(endpoint) > 2048  # noqa: PLR2004
+        or not isinstance(keys, dict)
+        or "auth" not in keys
+        or "name" in changes
+        or "expirationTime" in changes
+    )
+
+
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
@@ -139,12 +154,18 @@ SECRET = Device().keys["auth"]
         ({"owner": 1}, "owner"),
     ],
 )
-def test_bad_input_is_a_400_that_names_the_field_and_changes_nothing(
+def test_bad_input_is_a_4xx_that_names_the_field_and_changes_nothing(
     alice: User, api: Api, changes: dict[str, Any], field: str
 ) -> None:
-    # A field the API does not take is named as such; the rest are invalid values.
-    code = "unknown_field" if field in ("keys.extra", "owner") else "invalid"
-    refused = assert_error(api(alice).post(DEVICES, body(**changes), format="json"), 400, code)
+    # A field the API does not take is named as such; a value of the wrong shape is 400
+    # invalid; a well-formed one no push could be sent to is 422 invalid_device.
+    if field in ("keys.extra", "owner"):
+        status, code = 400, "unknown_field"
+    elif _shape_error(changes):
+        status, code = 400, "invalid"
+    else:
+        status, code = 422, "invalid_device"
+    refused = assert_error(api(alice).post(DEVICES, body(**changes), format="json"), status, code)
     assert field in refused["fields"] or field in refused["detail"], refused
     assert not PushSubscription.objects.exists()
 
@@ -174,11 +195,11 @@ def test_an_id_past_any_row_is_a_404(alice: User, api: Api) -> None:
 
 def test_http_to_loopback_only_with_the_test_setting(alice: User, api: Api) -> None:
     local = body("http://127.0.0.1:8123/push")
-    assert_error(api(alice).post(DEVICES, local, format="json"), 400, "invalid")
+    assert_error(api(alice).post(DEVICES, local, format="json"), 422, "invalid_device")
     with override_settings(GAMENOOK_PUSH_ALLOW_HTTP_LOOPBACK=True):
         assert api(alice).post(DEVICES, local, format="json").status_code == 201
         outside = body("http://push.example.com/push")
-        assert_error(api(alice).post(DEVICES, outside, format="json"), 400, "invalid")
+        assert_error(api(alice).post(DEVICES, outside, format="json"), 422, "invalid_device")
 
 
 def test_forgetting_a_user_forgets_their_push_devices(alice: User, bob: User, api: Api) -> None:
