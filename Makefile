@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep bench-correspondence cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench      engine benchmark: 4 players, 10 seconds"
 	@echo "make bench-engine flip, then classic Wild Cards, against RLCard's UNO, engine alone and with a view, pure and compiled (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
+	@echo "make bench-correspondence 200 turn-by-turn tables in accelerated time, scripted people: game hours and messages without and with autopilot and forced moves (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL); a move's time to the other page, polling vs socket, and an idle page's CPU (daphne, Redis, Chromium)"
@@ -121,6 +122,14 @@ BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 bench-sweep: venv
 	$(BIN)/python scripts/bench_sweep.py --database-url $(BENCH_DATABASE_URL) \
 		--broker $(BENCH_BROKER_URL) $(BENCH_SWEEP_FLAGS)
+
+# Needs PostgreSQL: BENCH_CORRESPONDENCE_DB names a scratch database (its name contains
+# "bench"; created, cloned once per configuration, and dropped with its clones). Issue 38's
+# "Measured": see scripts/bench_correspondence.py --help.
+BENCH_CORRESPONDENCE_DB ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_correspondence
+BENCH_CORRESPONDENCE_FLAGS ?= --tables 200 --parallel
+bench-correspondence: venv
+	$(BIN)/python scripts/bench_correspondence.py --db-url $(BENCH_CORRESPONDENCE_DB) $(BENCH_CORRESPONDENCE_FLAGS)
 
 # Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped);
 # then Redis (two databases of its own, flushed: the channel layer and the broker) and
