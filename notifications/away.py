@@ -58,6 +58,7 @@ from games import selectors as games_selectors
 from . import conf
 from .models import OutboxMessage, TableSeen, TurnNotice
 from .outbox import outbox_enqueue, table_url
+from .paging import pages
 from .push import push_your_turns
 
 #: A polling page writes ``TableSeen`` at most this often per user, table and process.
@@ -304,14 +305,7 @@ def turn_notices_due(*, now: datetime, batch: int) -> Iterator[list[int]]:
         .order_by("due_at", "user_id")
         .values_list("user_id", flat=True)
     )
-    page: list[int] = []
-    for user_id in due.iterator(chunk_size=batch):
-        page.append(user_id)
-        if len(page) == batch:
-            yield page
-            page = []
-    if page:
-        yield page
+    yield from pages(due, batch)
 
 
 def tables_seen_purge(*, now: datetime) -> int:

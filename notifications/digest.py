@@ -26,6 +26,7 @@ from games import selectors as games_selectors
 from .away import time_left
 from .models import OutboxMessage, Preferences
 from .outbox import outbox_enqueue_digest, replay_url, table_url
+from .paging import pages
 from .preferences import wants_given
 
 
@@ -69,14 +70,7 @@ def digests_due(*, now: datetime, batch: int) -> Iterator[list[int]]:
         .order_by("digest_due_at", "user_id")
         .values_list("user_id", flat=True)
     )
-    page: list[int] = []
-    for user_id in due.iterator(chunk_size=batch):
-        page.append(user_id)
-        if len(page) == batch:
-            yield page
-            page = []
-    if page:
-        yield page
+    yield from pages(due, batch)
 
 
 def digest_send(*, user_id: int, now: datetime | None = None) -> bool:
