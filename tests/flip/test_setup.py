@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 
 import tabletop.shuffle
@@ -94,11 +96,14 @@ def test_setup_shuffle_passes_over_the_words_that_would_favour_some_positions(
     stream = [0] * 20 + [5, 7]
     asked: list[int] = []
 
-    def words(key: bytes, count: int) -> tuple[int, ...]:
+    def digest(key: bytes, count: int) -> bytes:
+        # The SHAKE-128 output the words are read from: the stream, little-endian.
         asked.append(count)
-        return tuple(stream[:count])
+        if count not in tabletop.shuffle._UNPACKERS:
+            tabletop.shuffle._UNPACKERS[count] = struct.Struct(f"<{count}I").unpack
+        return struct.pack(f"<{count}I", *stream[:count])
 
-    monkeypatch.setattr(tabletop.shuffle, "_words", words)
+    monkeypatch.setattr(tabletop.shuffle, "_digest", digest)
     # Position 2 takes 5 % 3 == 2 (stays), position 1 takes 7 % 2 == 1 (stays).
     assert shuffled([10, 11, 12], "seed", 0) == [10, 11, 12]
     assert asked == [3 + 8, 22]
