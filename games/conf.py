@@ -71,3 +71,8 @@ def game_rulesets() -> list[str]:
 def away_days_per_year() -> int:
     """The allowance of days away with autopilot in any 365 (ruling 20, ``games.away``)."""
     return int(settings.GAMENOOK_AWAY_DAYS_PER_YEAR)
+
+
+def reliability_days() -> int:
+    """The window of the reliability record (issue 39), in days."""
+    return int(settings.GAMENOOK_RELIABILITY_DAYS)

@@ -66,6 +66,17 @@ class Table(TimeStamped):
         help_text="Turn by turn: a player who is away has their turns played at once by "
         "the bot they chose. Off: their seat waits for its deadline.",
     )
+    # Issue 39: a rated game moves its players' ratings when it ends (``ratings``).
+    rated = models.BooleanField(
+        default=True, help_text="The game's result moves its players' ratings."
+    )
+    # The reliability (percent, ``selectors.reliability``) a player needs to take a seat
+    # here; 0: anyone may.
+    min_reliability = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="The reliability (percent of turns on time and of games finished, over "
+        "90 days) a player needs to join. 0: anyone.",
+    )
     # A real-time table's move timer in seconds; None: turn by turn (``turn_hours``).
     move_seconds = models.PositiveSmallIntegerField(
         null=True,
@@ -111,6 +122,9 @@ class Table(TimeStamped):
                 condition=Q(move_seconds__isnull=True) | Q(move_seconds__in=(15, 30, 45)),
                 name="table_move_seconds_choices",
             ),
+            models.CheckConstraint(
+                condition=Q(min_reliability__lte=100), name="table_min_reliability_percent"
+            ),
         ]
         indexes = [
             # The deadline sweep reads only active tables whose instant has passed.
@@ -130,6 +144,10 @@ class Table(TimeStamped):
                 condition=Q(status="active"),
             ),
             models.Index(fields=["status", "-created_at"], name="table_status_created"),
+            # The sweep's safety net finds the games that ended lately and were not rated.
+            models.Index(
+                fields=["finished_at"], name="table_finished", condition=Q(status="finished")
+            ),
         ]
 
     def __str__(self) -> str:
@@ -195,6 +213,14 @@ class Seat(models.Model):
     # The player's preference "play my forced moves at once" (``PlaySettings``), copied
     # when the game starts and when they change it, so a follow-up reads no other row.
     forced_moves = models.BooleanField(default=False, editable=False)
+    # Counted from the move log when the game ends (``services.table_tally``), for the
+    # reliability record and the ratings' weights: the seat's turns (leaving and a
+    # moderator's replacement are no turns), those the deadline or the move timer played
+    # (``timeouts``), and those a bot played for its person (``stand_in_turns``: after a
+    # hold ran out, three strikes, on autopilot or after a moderator's replacement).
+    turns = models.PositiveIntegerField(default=0, editable=False)
+    timeouts = models.PositiveIntegerField(default=0, editable=False)
+    stand_in_turns = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["table", "number"]

@@ -12,7 +12,8 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import models
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum
+from django.utils import timezone
 
 from tabletop import realtime
 from tabletop.ruleset import GameState, Ruleset
@@ -1112,3 +1113,267 @@ def next_turn_for(user: User, *, exclude_table_id: int | None = None) -> NextTur
         return None
     table_id, deadline_at, move_seconds = row
     return NextTurn(table_id=table_id, deadline_at=deadline_at, realtime=move_seconds is not None)
+
+
+# ----------------------------------------------------------------------------
+# The reliability record (issue 39): turns on time and games finished, over a window.
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A player's record over the last ``days`` days of finished games.
+
+    ``turns``: the turns their seats had; ``timeouts``: those the deadline or
+    the move timer played; ``games``: the games they sat in; ``left``: those
+    they left before the end (conceded, or treated as having left). Counted
+    when each game ends (``services.table_tally``).
+
+    >>> r = Reliability(turns=40, timeouts=2, games=4, left=0, days=90)
+    >>> r.on_time, r.finished, r.percent, r.meets(95), r.meets(96)
+    (0.95, 1.0, 95, True, False)
+    >>> Reliability(turns=0, timeouts=0, games=0, left=0, days=90).percent is None
+    True
+    """
+
+    turns: int
+    timeouts: int
+    games: int
+    left: int
+    days: int
+
+    @property
+    def on_time(self) -> float | None:
+        """The share of their turns they played before the deadline (None: no turn)."""
+        return None if not self.turns else 1 - self.timeouts / self.turns
+
+    @property
+    def finished(self) -> float | None:
+        """The share of their games they played to the end (None: no game)."""
+        return None if not self.games else 1 - self.left / self.games
+
+    @property
+    def percent(self) -> int | None:
+        """The lower of the two shares in whole percent, rounded down (None: no record)."""
+        shares = [share for share in (self.on_time, self.finished) if share is not None]
+        if not shares:
+            return None
+        return int(min(shares) * 100 + 1e-9)
+
+    def meets(self, minimum: int) -> bool:
+        """At least ``minimum`` percent; a player with no record yet is given the benefit."""
+        percent = self.percent
+        return percent is None or percent >= minimum
+
+
+def reliability(user_ids: Sequence[int], *, now: datetime | None = None) -> dict[int, Reliability]:
+    """The reliability record of each of ``user_ids`` (one query for them all).
+
+    Over the games that ended in the last ``GAMENOOK_RELIABILITY_DAYS`` days, through
+    the seats' index by user.
+    """
+    days = conf.reliability_days()
+    since = (now or timezone.now()) - timedelta(days=days)
+    rows = (
+        Seat.objects.filter(
+            user_id__in=list(user_ids),
+            table__status=Table.Status.FINISHED,
+            table__finished_at__gte=since,
+        )
+        .values("user_id")
+        .annotate(
+            turns_sum=Sum("turns"),
+            timeouts_sum=Sum("timeouts"),
+            games=Count("id"),
+            left=Count("id", filter=Q(left_at__isnull=False)),
+        )
+    )
+    found = {
+        row["user_id"]: Reliability(
+            turns=row["turns_sum"] or 0,
+            timeouts=row["timeouts_sum"] or 0,
+            games=row["games"],
+            left=row["left"],
+            days=days,
+        )
+        for row in rows
+    }
+    none = Reliability(turns=0, timeouts=0, games=0, left=0, days=days)
+    return {user_id: found.get(user_id, none) for user_id in user_ids}
+
+
+# ----------------------------------------------------------------------------
+# A finished game as its log tells it (issue 39): what the ratings are made from.
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A seat's turns in a finished game, counted from the log (``Seat.turns``...)."""
+
+    turns: int
+    timeouts: int
+    stand_in_turns: int
+
+
+#: Moves that are no turn of the seat: leaving, and a moderator handing it to a bot.
+NO_TURN = (Move.Source.LEAVE, Move.Source.ADMIN)
+
+
+def turn_tallies(seats: Sequence[Seat]) -> dict[tuple[int, int], Tally]:
+    """Each of ``seats``' tally, by (table id, seat number): one aggregate over their logs.
+
+    Every move the seat made counts as a turn but leaving and a moderator's
+    replacement; ``timeouts`` are those the deadline or the move timer played;
+    ``stand_in_turns`` those a bot made for the seat's person (after a hold ran
+    out or three strikes, on autopilot, after a moderator's replacement). At a
+    bot's own seat its moves are its own.
+    """
+    table_ids = sorted({seat.table_id for seat in seats})
+    counts: dict[tuple[int, int], dict[str, int]] = {}
+    rows = (
+        Move.objects.filter(table_id__in=table_ids, seat__isnull=False)
+        .exclude(source__in=NO_TURN)
+        .values_list("table_id", "seat", "source")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for table_id, number, source, n in rows:
+        counts.setdefault((table_id, number), {})[source] = n
+    out = {}
+    for seat in seats:
+        mine = counts.get((seat.table_id, seat.number), {})
+        bots_own = seat.is_bot and seat.previous_user_id is None
+        stand_in = (
+            0 if bots_own else mine.get(Move.Source.BOT, 0) + mine.get(Move.Source.AUTOPILOT, 0)
+        )
+        out[(seat.table_id, seat.number)] = Tally(
+            turns=sum(mine.values()),
+            timeouts=mine.get(Move.Source.TIMEOUT, 0),
+            stand_in_turns=stand_in,
+        )
+    return out
+
+
+def _final_rankings(tables: Sequence[Table]) -> dict[int, dict[int, int]]:
+    """Each finished table's ranking, {seat number: rank}, from its log's last move.
+
+    The move that ended a game carries the ``game_over`` event with the
+    ranking (both games write it so); a table whose last move has none (an
+    aborted table) is left out.
+    """
+    if not tables:
+        return {}
+    last = Q()
+    for table in tables:
+        last |= Q(table_id=table.pk, seq=table.seq)
+    out: dict[int, dict[int, int]] = {}
+    for table_id, payload in Move.objects.filter(last).values_list("table_id", "payload"):
+        for event in payload.get("events", ()):
+            if event.get("type") == "game_over":
+                out[table_id] = {entry["seat"]: entry["rank"] for entry in event["ranking"]}
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedSeat:
+    """A seat of a finished game: whose it was, whether they left, its turns (from the log).
+
+    ``person_id``: its player, or the one a moderator replaced by a bot; None
+    for a bot's own seat, whose level is ``bot_level``.
+    """
+
+    number: int
+    person_id: int | None
+    bot_level: str
+    left: bool
+    tally: Tally
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A finished game as its log tells it: what a rating is made from (issue 39)."""
+
+    table_id: int
+    game: str
+    realtime: bool
+    #: One of the table's options is a house rule set away from its default.
+    house_rules: bool
+    rated: bool
+    finished_at: datetime
+    seats: tuple[FinishedSeat, ...]
+    #: {seat number: rank}, from the ``game_over`` event of the log's last move.
+    ranking: dict[int, int]
+
+
+#: What a finished game's reading takes of its table (never the snapshot).
+_FINISHED_FIELDS = ("game", "options", "move_seconds", "rated", "seq", "status", "finished_at")
+
+
+def finished_games(table_ids: Sequence[int]) -> dict[int, FinishedGame]:
+    """The finished games of ``table_ids`` (an aborted table is left out), in three queries.
+
+    The seats' turns are counted from the log (``turn_tallies``) and the
+    ranking read from it, whether or not ``services.table_tally`` has written
+    them on the seats yet.
+    """
+    tables = [
+        table
+        for table in Table.objects.only(*_FINISHED_FIELDS).filter(pk__in=list(table_ids))
+        if table.status == Table.Status.FINISHED and table.finished_at is not None
+    ]
+    seats = list(
+        Seat.objects.filter(table_id__in=[t.pk for t in tables])
+        .only("table_id", "number", "user_id", "previous_user_id", "bot_level", "left_at")
+        .order_by("table_id", "number")
+    )
+    tallies = turn_tallies(seats)
+    rankings = _final_rankings(tables)
+    by_table: dict[int, list[FinishedSeat]] = {}
+    for seat in seats:
+        person = seat.user_id or seat.previous_user_id
+        by_table.setdefault(seat.table_id, []).append(
+            FinishedSeat(
+                number=seat.number,
+                person_id=person,
+                bot_level="" if seat.user_id is not None else seat.bot_level,
+                left=seat.left_at is not None,
+                tally=tallies[(seat.table_id, seat.number)],
+            )
+        )
+    out = {}
+    for table in tables:
+        ranking = rankings.get(table.pk)
+        if ranking is None or table.finished_at is None:
+            continue
+        out[table.pk] = FinishedGame(
+            table_id=table.pk,
+            game=table.game,
+            realtime=table.move_seconds is not None,
+            house_rules=house_rules_on(table),
+            rated=table.rated,
+            finished_at=table.finished_at,
+            seats=tuple(by_table.get(table.pk, ())),
+            ranking=ranking,
+        )
+    return out
+
+
+def tables_finished_between(
+    *, after: datetime, before: datetime, batch: int
+) -> Iterator[list[tuple[int, int]]]:
+    """Pages of (table id, turn) whose game ended in [after, before), oldest first,
+    through the partial index ``table_finished``."""
+    return _keyset(
+        Table.objects.filter(
+            status=Table.Status.FINISHED, finished_at__gte=after, finished_at__lt=before
+        ),
+        "finished_at",
+        batch,
+    )
+
+
+def house_rules_on(table: Table) -> bool:
+    """True when one of the table's options is a house rule set away from its default."""
+    return any(
+        spec.house_rule and table.options.get(spec.name, spec.default) != spec.default
+        for spec in ruleset_of(table).options
+    )

@@ -33,7 +33,15 @@ from tabletop.ruleset import Action, GameState, RuleError, Ruleset
 from . import away, conf, limits, rows, rulesets
 from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
 from .models import Connection, IdempotencyKey, Move, Seat, Table
-from .selectors import SeatFacts, last_call_lead, seat_facts_of, seat_public_level, table_state
+from .selectors import (
+    SeatFacts,
+    last_call_lead,
+    reliability,
+    seat_facts_of,
+    seat_public_level,
+    table_state,
+    turn_tallies,
+)
 from .signals import seat_held, table_changed
 
 logger = logging.getLogger(__name__)
@@ -1053,6 +1061,8 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     allow_watchers: bool = False,
     move_timer: str | None = None,
     autopilot: bool = True,
+    rated: bool = True,
+    min_reliability: int = 0,
     **option_values: Any,
 ) -> Table:
     """Open a table of ``game`` in the lobby with the host in seat 0.
@@ -1064,8 +1074,12 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     real-time table; None, turn by turn with ``turn_hours`` and
     ``timeout_policy``. ``autopilot``: a player who is away has their turns
     played at once by their autopilot (ruling 20); False, their seat waits for
-    its deadline like anyone's (real-time tables have no autopilot).
+    its deadline like anyone's (real-time tables have no autopilot). ``rated``:
+    the game moves its players' ratings (issue 39); ``min_reliability``: the
+    reliability, in percent, a player needs to join (``selectors.reliability``).
     """
+    if type(min_reliability) is not int or not 0 <= min_reliability <= 100:  # noqa: PLR2004 (percent)
+        raise ValueError("the minimum reliability is a whole number of percent from 0 to 100")
     try:
         rules = rulesets.ruleset(game)
     except rulesets.UnknownGame:
@@ -1092,6 +1106,8 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
             allow_watchers=allow_watchers,
             move_seconds=move_seconds,
             autopilot=bool(autopilot) and move_seconds is None,
+            rated=bool(rated),
+            min_reliability=min_reliability,
         )
         Seat.objects.create(table=table, number=0, user=host)
     return table
@@ -1116,12 +1132,21 @@ def _take_seat(table: Table, **who: Any) -> Seat:
 
 
 def table_join(*, table_id: int, user: User) -> Seat:
-    """Take the next free seat; refused at the caps on open and running tables."""
+    """Take the next free seat; refused at the caps on open and running tables, and
+    below the table's minimum reliability."""
     with transaction.atomic():
         limits.lock_user(user)
         table = _lobby_locked(table_id)
         if table.seats.filter(user=user).exists():
             raise Conflict("You already hold a seat at this table.", code="already_seated")
+        if table.min_reliability:
+            record = reliability([user.pk])[user.pk]
+            if not record.meets(table.min_reliability):
+                raise Forbidden(
+                    f"This table's host asks for a reliability of {table.min_reliability}%; "
+                    f"yours is {record.percent}% over the last {record.days} days.",
+                    code="reliability_too_low",
+                )
         limits.check_open_tables(user)
         limits.check_running_tables(user)
         return _take_seat(table, user=user)
@@ -1452,3 +1477,29 @@ def table_last_call_done(table: Table) -> None:
     """A claimed table's last call is handled: the sweep's index stops finding it."""
     table.last_call_at = None
     table.save(update_fields=["last_call_at"])
+
+
+# ----------------------------------------------------------------------------
+# When a game has ended (issue 39): each seat's turns, counted from the move log.
+
+
+def table_tally(*, table_id: int) -> list[Seat]:
+    """Write each seat's turns of a finished game (``selectors.turn_tallies``); the seats.
+
+    ``Seat.turns``, ``Seat.timeouts`` and ``Seat.stand_in_turns`` feed the
+    reliability record and the ratings' weights. Writing the same counts
+    again changes nothing, so a follow-up that runs twice is harmless.
+    """
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        if table.status != Table.Status.FINISHED:
+            raise Conflict("The game has not ended.", code="not_finished")
+        seats = list(table.seats.order_by("number"))
+        tallies = turn_tallies(seats)
+        for seat in seats:
+            tally = tallies[(table.pk, seat.number)]
+            seat.turns = tally.turns
+            seat.timeouts = tally.timeouts
+            seat.stand_in_turns = tally.stand_in_turns
+        Seat.objects.bulk_update(seats, ["turns", "timeouts", "stand_in_turns"])
+        return seats

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -10,6 +11,7 @@ from django.utils import timezone
 
 from games import selectors as games_selectors
 from games import services as games
+from ratings import services as ratings
 
 from . import jobs
 from .away import turn_notices_record
@@ -18,6 +20,7 @@ from .outbox import Mail, outbox_enqueue
 from .push import push_game_over
 
 Kind = OutboxMessage.Kind
+logger = logging.getLogger(__name__)
 
 #: How long a bot waits before it jumps in at a real-time table (ruling 21: "never
 #: faster than a person could"). A turn-by-turn table's window lasts the whole
@@ -37,6 +40,7 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         return  # a later change has committed; its own follow-ups take over
     if finished:
         if table.finished:
+            rate_game(table.id)
             with transaction.atomic():
                 for mail in _game_over_mails(table):
                     _enqueue(mail)
@@ -88,6 +92,7 @@ def timeout_followups(
         table = games_selectors.facts_of(done.result.table)
         seat = done.to_act
         if table.finished:
+            rate_game(table.id)
             mails.extend(_game_over_mails(table))
             continue
         if not table.running or seat is None or seat.left:
@@ -103,6 +108,19 @@ def timeout_followups(
             notices.append(person.pk)
     turn_notices_record(user_ids=notices)
     return mails, bots
+
+
+def rate_game(table_id: int) -> None:
+    """Rate a game that has just ended (issue 39), before its "game over" names the change.
+
+    In a savepoint of its own: a failure is logged and left to the sweep's
+    safety net (``ratings.services.tables_to_rate``), never lost with the mail.
+    """
+    try:
+        with transaction.atomic():
+            ratings.table_rate(table_id=table_id)
+    except Exception:
+        logger.exception("rating the game of table %s failed; the sweep will retry", table_id)
 
 
 def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:

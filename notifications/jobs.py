@@ -46,6 +46,8 @@ LAST_CALL = "notifications.tasks.send_last_call"
 DIGESTS = "notifications.tasks.send_digests"
 #: (push message id,): one web push to one device (``push.push_send``).
 PUSH = "notifications.tasks.send_push_message"
+#: (table id,): rate a finished game whose follow-up did not (``followups.rate_game``).
+RATE = "notifications.tasks.rate_game"
 
 
 def flat(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:

@@ -8,16 +8,20 @@ one out twice, or racing a player, is harmless.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
 from games import away as games_away
 from games import selectors as games_selectors
 from games import services as games
+from ratings import services as ratings
 
 from . import away, conf, digest, jobs, push, turns
 from .models import OutboxMessage
+
+#: How far back the sweep looks for a finished game left unrated (a lost follow-up).
+RATE_WINDOW = timedelta(hours=6)
 
 
 @dataclass
@@ -35,6 +39,7 @@ class SweepResult:
     digests: int = 0
     pushes: int = 0
     aways: int = 0
+    ratings: int = 0
 
 
 def sweep(
@@ -115,6 +120,13 @@ def sweep(
     # Ruling 20: times away whose start or end has come (a few rows: the open ones due).
     result.aways = games_away.aways_due(now=now)
     result.idempotency_keys = games.idempotency_keys_purge(now=now, batch=batch)
+    # Issue 39: a finished game whose follow-up did not rate it (a lost job), through
+    # the partial index ``table_finished``.
+    for table_id in ratings.tables_to_rate(
+        finished_after=now - RATE_WINDOW, finished_before=now - conf.outbox_grace()
+    ):
+        run(jobs.RATE, (table_id,))
+        result.ratings += 1
     return result
 
 

@@ -19,6 +19,7 @@ from celery import Task, shared_task
 from . import jobs
 from .away import turn_notices_decide
 from .digest import digests_send
+from .followups import rate_game as _rate_game
 from .followups import table_followups as _followups
 from .outbox import outbox_send
 from .push import push_send
@@ -157,6 +158,12 @@ def send_push_message(self: Task[..., bool], message_id: int) -> bool:
     return outcome.sent
 
 
+@shared_task(name=jobs.RATE, **_REDELIVER)
+def rate_game(table_id: int) -> None:
+    """Rate a finished game left unrated (the sweep's safety net, issue 39)."""
+    _rate_game(table_id)
+
+
 def _push_once(message_id: int) -> bool:
     # As _send_once: the sweep re-queues a push that failed here.
     return push_send(message_id=message_id).sent
@@ -186,6 +193,7 @@ JOBS: dict[str, Callable[..., object]] = {
     jobs.SEND: _send_once,
     jobs.SEND_MANY: _send_many_once,
     jobs.PUSH: _push_once,
+    jobs.RATE: rate_game.run,
 }
 
 

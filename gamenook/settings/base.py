@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     # Swagger UI's files, pinned (requirements/base.txt), served as the site's static files.
     "drf_spectacular_sidecar",
     "games",
+    "ratings",
     "notifications",
     "accounts",
     "web",
@@ -466,6 +467,18 @@ GAMENOOK_MAX_BOT_SEATS = env.int("GAMENOOK_MAX_BOT_SEATS", default=20)
 # Away with autopilot (ruling 20, games.away): at most this many days away in any 365;
 # past it, the player's tables run on deadlines as usual.
 GAMENOOK_AWAY_DAYS_PER_YEAR = env.int("GAMENOOK_AWAY_DAYS_PER_YEAR", default=30)
+# Issue 39: the reliability record counts the games that ended in this many days.
+GAMENOOK_RELIABILITY_DAYS = env.int("GAMENOOK_RELIABILITY_DAYS", default=90)
+# Ratings (ratings/, docs/ratings.md): a rating whose uncertainty (sigma, in the model's
+# units, 8.33 for a newcomer) is above this is shown with "?" and left off the
+# leaderboards; a turn a bot played for a person (a stand-in, autopilot) counts for this
+# share of one of theirs in the weight of their result.
+GAMENOOK_RATING_PROVISIONAL_SIGMA = env.float("GAMENOOK_RATING_PROVISIONAL_SIGMA", default=6.0)
+GAMENOOK_RATING_STAND_IN_WEIGHT = env.float("GAMENOOK_RATING_STAND_IN_WEIGHT", default=0.25)
+# A leaderboard lists players with at least this many rated games in it and one in the
+# last ACTIVE_DAYS days.
+GAMENOOK_LEADERBOARD_MIN_GAMES = env.int("GAMENOOK_LEADERBOARD_MIN_GAMES", default=10)
+GAMENOOK_LEADERBOARD_ACTIVE_DAYS = env.int("GAMENOOK_LEADERBOARD_ACTIVE_DAYS", default=30)
 # Log-in backoff (accounts.backoff), the web's log-in page and the API's token
 # endpoint alike: failures are counted per username and per address, in the cache.
 # Past the free ones, each attempt waits BACKOFF seconds, doubling up to MAX (no lock

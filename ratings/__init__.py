@@ -1,0 +1,1 @@
+"""Ratings (Weng-Lin Plackett-Luce, ``openskill``), each finished game's results, leaderboards."""
