@@ -1377,3 +1377,43 @@ def house_rules_on(table: Table) -> bool:
         spec.house_rule and table.options.get(spec.name, spec.default) != spec.default
         for spec in ruleset_of(table).options
     )
+
+
+def think_times(user_id: int, *, tables: int = 50) -> dict[str, list[float]]:
+    """The seconds ``user_id`` took over each move of theirs, by mode (``correspondence``,
+    ``realtime``), over their last ``tables`` finished games.
+
+    From the log: the time from the move before (anyone's) to theirs, for the
+    moves they made themselves (not a timeout, a bot or autopilot).
+    """
+    seats = list(
+        Seat.objects.filter(
+            user_id=user_id, table__status=Table.Status.FINISHED, table__finished_at__isnull=False
+        )
+        .order_by("-table__finished_at")
+        .values_list("table_id", "number", "table__move_seconds")[:tables]
+    )
+    if not seats:
+        return {}
+    mine = {
+        table_id: (number, move_seconds is not None) for table_id, number, move_seconds in seats
+    }
+    out: dict[str, list[float]] = {}
+    previous: tuple[int, datetime] | None = None
+    moves = (
+        Move.objects.filter(table_id__in=list(mine))
+        .order_by("table_id", "seq")
+        .values_list("table_id", "seat", "source", "created_at")
+    )
+    for table_id, seat, source, created_at in moves:
+        number, realtime_table = mine[table_id]
+        if (
+            previous is not None
+            and previous[0] == table_id
+            and seat == number
+            and source == Move.Source.PLAYER
+        ):
+            mode = "realtime" if realtime_table else "correspondence"
+            out.setdefault(mode, []).append((created_at - previous[1]).total_seconds())
+        previous = (table_id, created_at)
+    return out
