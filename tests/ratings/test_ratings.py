@@ -131,3 +131,21 @@ def test_a_game_its_follow_up_did_not_rate_is_found_by_the_sweep() -> None:
     assert found.ratings == 1
     assert Result.objects.filter(table=table).count() == 2
     assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
+
+
+def test_the_rebuild_command_rates_the_missing_games_and_says_where_the_log_disagrees() -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    alice, bob = make_user(), make_user()
+    play_out(start_table(alice, bob, bots=1))
+    out = StringIO()
+    call_command("ratings_rebuild", "--rate-missing", stdout=out)
+    assert "rated 1 game(s)" in out.getvalue()
+    assert "equal the rebuilt ones" in out.getvalue()
+    Rating.objects.filter(user=bob).update(sigma=F("sigma") * 0.5)
+    with pytest.raises(CommandError, match="1 difference"):
+        call_command("ratings_rebuild", stdout=StringIO())
+    call_command("ratings_rebuild", "--write", stdout=StringIO())
+    call_command("ratings_rebuild", stdout=StringIO())
