@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from games import selectors as games_selectors
 from games import services as games
+from ratings import selectors as rating_selectors
 from ratings import services as ratings
 
 from . import jobs
@@ -129,6 +130,7 @@ def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
     Both callers run it inside the transaction that writes the mail.
     """
     ranking, rounds = games_selectors.final_ranking(table.id)
+    changes = rating_selectors.table_changes(table.id)
     mails = []
     for seat in games_selectors.seats_at(table.id):
         if seat.user is None:
@@ -142,10 +144,25 @@ def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
                 kind=Kind.GAME_OVER,
                 table=table,
                 turn=table.turn,
-                context={"ranking": ranking, "mine": mine, "rounds": rounds},
+                context={
+                    "ranking": ranking,
+                    "mine": mine,
+                    "rounds": rounds,
+                    "rating": _rating_words(changes.get(seat.number)),
+                },
             )
         )
     return mails
+
+
+def _rating_words(change: rating_selectors.TableChange | None) -> dict[str, str] | None:
+    """The seat's new rating and what the game did to it, as the mail prints them."""
+    if change is None:
+        return None
+    return {
+        "rating": f"{change.rating}?" if change.provisional else str(change.rating),
+        "change": f"{change.change:+d}" if change.change else "±0",
+    }
 
 
 def _enqueue(mail: Mail) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import smtplib
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -229,6 +230,8 @@ def test_the_game_over_mail_shows_the_ranking_and_scores(jobs: Jobs) -> None:
     assert "Ranking:" in message.text and "1. " in message.text
     assert "alice" in message.text and "Bot 1 (easy)" in message.text
     assert "<th>Score</th>" in message.html and "alice" in message.html
+    # Issue 39: the game was rated in its follow-up, before the mail was written.
+    assert re.search(r"Your rating: \d+\? \((\+|-)\d+\)\.", message.text), message.text
 
 
 def test_a_page_of_mail_skips_a_message_written_before_and_writes_the_rest(jobs: Jobs) -> None:
