@@ -249,6 +249,17 @@ def _cases() -> Iterator[Case]:
     yield Case(
         "game_over-one-round", "game_over", context={"ranking": two, "mine": two[0], "rounds": 1}
     )
+    # Issue 39: the game was rated; the player's new rating and the game's change.
+    yield Case(
+        "game_over-rated",
+        "game_over",
+        context={
+            "ranking": two,
+            "mine": two[0],
+            "rounds": 1,
+            "rating": {"rating": "1012?", "change": "+12"},
+        },
+    )
     yield Case(
         "game_over-not-ranked",
         "game_over",
