@@ -14,6 +14,7 @@ PACKAGES = (
     "wildcards",
     "tabletop",
     "games",
+    "ratings",
     "notifications",
     "accounts",
     "live",
