@@ -45,6 +45,8 @@ urlpatterns = [
     path("api/v1/docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("games.urls")),
+    # Players, leaderboards and a game's rating changes (issue 39).
+    path("api/v1/", include("ratings.urls")),
     # The pages account e-mails link to (confirm an address, choose a new password).
     path("accounts/", include("accounts.page_urls")),
     # The one-click unsubscribe link in every e-mail (no login, outside the API).

@@ -1493,7 +1493,7 @@ def table_tally(*, table_id: int) -> list[Seat]:
     with transaction.atomic():
         table = _lock_table(table_id)
         if table.status != Table.Status.FINISHED:
-            raise Conflict("The game has not ended.", code="not_finished")
+            raise Conflict("The game is not over yet.", code="game_not_over")
         seats = list(table.seats.order_by("number"))
         tallies = turn_tallies(seats)
         for seat in seats:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -113,7 +114,27 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
     )
 
 
-def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]:
+class TableSeatOutputSerializer(SeatOutputSerializer):
+    """A seat in a table answer: a view's seat, and its player's reliability."""
+
+    reliability = serializers.IntegerField(
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text="The seat's player's reliability in percent: the lower of their share of "
+        "turns played before the deadline and of games played to the end, over the last "
+        "90 days (GAMENOOK_RELIABILITY_DAYS). Null for a bot, and for a player with no "
+        "finished game in that time.",
+    )
+
+
+def _seats(
+    table: Table,
+    rows: list[Seat] | None = None,
+    reliability: Mapping[int, int | None] | None = None,
+) -> list[dict[str, Any]]:
+    """The seats as every answer shows them; with ``reliability`` (percent by user id,
+    ``_reliabilities``), each seat's player's too, as a table answer shows them."""
     connected = selectors.connected_users(table)
     seats = sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
     names = selectors.seat_names(seats)
@@ -125,9 +146,25 @@ def _seats(table: Table, rows: list[Seat] | None = None) -> list[dict[str, Any]]
             "bot_level": seat.bot_level or None,
             "left": seat.left_at is not None,
             **selectors.seat_presence(seat, connected),
+            **(
+                {}
+                if reliability is None
+                else {
+                    "reliability": None if seat.user_id is None else reliability.get(seat.user_id)
+                }
+            ),
         }
         for seat in seats
     ]
+
+
+def _reliabilities(seats: Iterable[Seat]) -> dict[int, int | None]:
+    """The reliability in percent of the players in ``seats``, by user id: one query for
+    them all (``selectors.reliability``), none when only bots sit there."""
+    users = sorted({seat.user_id for seat in seats if seat.user_id is not None})
+    if not users:
+        return {}
+    return {user_id: record.percent for user_id, record in selectors.reliability(users).items()}
 
 
 def _seat_rows(table: Table) -> list[Seat]:
@@ -176,6 +213,14 @@ class TableOutputSerializer(serializers.Serializer[Any]):
         help_text="Turn by turn: an away player's turns are played at once by their "
         "autopilot (ruling 20); false, their seat waits for its deadline. False in real time."
     )
+    rated = serializers.BooleanField(
+        help_text="The game's result moves its players' ratings (GET /players/{username}/); "
+        "false: an unrated table."
+    )
+    min_reliability = serializers.IntegerField(
+        help_text="The reliability in percent a player needs to take a seat (403 "
+        "reliability_too_low below it); 0: anyone may."
+    )
     seats = serializers.SerializerMethodField()
     open_seats = serializers.SerializerMethodField()
     seq = serializers.IntegerField()
@@ -222,9 +267,14 @@ class TableOutputSerializer(serializers.Serializer[Any]):
     def get_move_timer(self, table: Table) -> str | None:
         return None if table.move_seconds is None else realtime.timer_name(table.move_seconds)
 
-    @extend_schema_field(SeatOutputSerializer(many=True))
+    @extend_schema_field(TableSeatOutputSerializer(many=True))
     def get_seats(self, table: Table) -> list[dict[str, Any]]:
-        return _seats(table)
+        rows = _seat_rows(table)
+        # A list's answer reads every table's players' reliability at once (its context).
+        reliability = self.context.get("reliability")
+        if reliability is None:
+            reliability = _reliabilities(rows)
+        return _seats(table, rows, reliability)
 
     def get_open_seats(self, table: Table) -> int:
         if table.status != Table.Status.LOBBY:
@@ -385,6 +435,20 @@ class TableListApi(APIView):
 
         seat_count = StrictIntegerField(min_value=2, max_value=10)
         allow_watchers = StrictBooleanField(required=False, default=False)
+        rated = StrictBooleanField(
+            required=False,
+            default=True,
+            help_text="The game's result moves its players' ratings; false: an unrated table.",
+        )
+        min_reliability = StrictIntegerField(
+            required=False,
+            default=0,
+            min_value=0,
+            max_value=100,
+            help_text="The reliability in percent a player needs to join (their turns on "
+            "time and games finished over the last 90 days); 0, the default: anyone. A "
+            "player with no record yet may join.",
+        )
 
     class _TurnByTurn(serializers.Serializer[Any]):
         """A turn-by-turn table: a deadline of hours per turn, a policy when it passes."""
@@ -474,10 +538,14 @@ class TableListApi(APIView):
             open_seats=params["open"],
         )
         count = tables.count()
-        page = tables.select_related("host").prefetch_related(
-            "seats__user", "seats__previous_user"
-        )[params["offset"] : params["offset"] + params["limit"]]
-        return Response({"count": count, "results": [TableOutputSerializer(t).data for t in page]})
+        page = list(
+            tables.select_related("host").prefetch_related("seats__user", "seats__previous_user")[
+                params["offset"] : params["offset"] + params["limit"]
+            ]
+        )
+        context = {"reliability": _reliabilities(s for t in page for s in _seat_rows(t))}
+        results = TableOutputSerializer(page, many=True, context=context).data
+        return Response({"count": count, "results": results})
 
     @extend_schema(
         tags=TAG,

@@ -58,6 +58,7 @@ def test_create_opens_a_lobby_table_with_the_host_in_seat_0(alice: User, api: Ap
             "replaced": False,
             "autopilot": None,
             "autopilot_until": None,
+            "reliability": None,
         }
     ]
     assert (body["mode"], body["move_timer"], body["move_seconds"]) == ("turn_by_turn", None, None)
@@ -210,6 +211,7 @@ def test_host_adds_a_bot_of_a_level(alice: User, api: Api) -> None:
         "replaced": False,
         "autopilot": None,
         "autopilot_until": None,
+        "reliability": None,
     }
 
 
