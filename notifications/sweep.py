@@ -8,20 +8,18 @@ one out twice, or racing a player, is harmless.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.utils import timezone
 
 from games import away as games_away
 from games import selectors as games_selectors
 from games import services as games
+from ratings import conf as ratings_conf
 from ratings import services as ratings
 
 from . import away, conf, digest, jobs, push, turns
 from .models import OutboxMessage
-
-#: How far back the sweep looks for a finished game left unrated (a lost follow-up).
-RATE_WINDOW = timedelta(hours=6)
 
 
 @dataclass
@@ -123,7 +121,7 @@ def sweep(
     # Issue 39: a finished game whose follow-up did not rate it (a lost job), through
     # the partial index ``table_finished``.
     for table_id in ratings.tables_to_rate(
-        finished_after=now - RATE_WINDOW, finished_before=now - conf.outbox_grace()
+        finished_after=now - ratings_conf.RATE_WINDOW, finished_before=now - conf.outbox_grace()
     ):
         run(jobs.RATE, (table_id,))
         result.ratings += 1

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
+
+#: How long after a game's end the sweep's safety net still rates it if its follow-up
+#: did not (a lost job); the table page says "ratings are being updated" that long.
+RATE_WINDOW = timedelta(hours=6)
 
 
 def provisional_sigma() -> float:

@@ -263,6 +263,11 @@ def _change(row: Result) -> int | None:
     return model.change(row.mu_before, row.sigma_before, row.mu_after, row.sigma_after)
 
 
+def table_rated(table_id: int) -> bool:
+    """Whether the game at ``table_id`` has been rated (its results written): one indexed read."""
+    return Result.objects.filter(table_id=table_id).exists()
+
+
 @dataclass(frozen=True)
 class TableChange:
     """What a finished game did to one seat's rating (shown at the game's end)."""

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 
 from accounts.validators import MAX_LENGTH, UsernameValidator
+from games import conf as games_conf
 from games import selectors
 from notifications import services as notifications
 
@@ -58,6 +59,8 @@ MOVE_TIMER_CHOICES = [
     (name, f"{name.capitalize()}: {seconds} seconds a move")
     for name, seconds in _CHOICES["move_timers"]
 ]
+#: The reliability a host may ask of the players who join (percent; 0: anyone).
+MIN_RELIABILITY_CHOICES = [(0, "Anyone"), *((n, f"{n}%") for n in (70, 80, 90, 95))]
 #: The games a table can be opened for, each with its options (``OptionSpec``s), in the
 #: registry's order: the first is the default.
 GAMES: list[dict[str, Any]] = _CHOICES["games"]
@@ -159,6 +162,25 @@ class TableForm(Form):
         required=False,
     )
     allow_watchers = forms.BooleanField(label="Allow watchers", required=False, initial=False)
+    # Issue 39: whether the game moves its players' ratings, and whom the table admits.
+    rated = forms.BooleanField(
+        label="Rated game",
+        help_text="The game moves its players' ratings. Off: it counts for nothing.",
+        required=False,
+        initial=True,
+        widget=forms.CheckboxInput(attrs={"aria-describedby": "id_rated-why"}),
+    )
+    min_reliability = forms.TypedChoiceField(
+        label="Minimum reliability",
+        help_text="Who may join: the lower of a player's shares of turns played on time and "
+        f"of games played to the end, over the last {games_conf.reliability_days()} days.",
+        choices=MIN_RELIABILITY_CHOICES,
+        coerce=int,
+        empty_value=None,
+        initial=0,
+        required=False,
+        widget=forms.Select(attrs={"aria-describedby": "id_min_reliability-why"}),
+    )
 
     #: The fields of each mode (the page's two fieldsets).
     MODE_FIELDS = {
@@ -228,6 +250,9 @@ class TableForm(Form):
                 spec.name: data[option_field_name(game, spec.name)] for spec in chosen["options"]
             },
             "allow_watchers": data["allow_watchers"],
+            "rated": data["rated"],
+            # Not sent (an older page): anyone may join, as the API's default.
+            "min_reliability": data["min_reliability"] or 0,
         }
         # Only the chosen mode's fields go to the service.
         for name in self.MODE_FIELDS[data["mode"]]:

@@ -579,7 +579,16 @@ def ranking(entries: list[Context], names: Names, winner: int | None) -> tuple[l
                 why = f"{points} left in hand"
             if any(other["rank"] == entry["rank"] for other in equal):
                 why += ", level: the rank is shared"
-        rows.append({**entry, "name": names(entry["seat"], start=True), "why": why})
+        seat = names.by_number.get(entry["seat"]) or {}
+        rows.append(
+            {
+                **entry,
+                "name": names(entry["seat"], start=True),
+                # The seat's person, whose page the name links to (None: a bot's seat).
+                "username": seat.get("username"),
+                "why": why,
+            }
+        )
     return rows, any(row["why"] for row in rows)
 
 
@@ -898,3 +907,60 @@ def replay_step(
         ),
         **_ranking_context(position["ranking"], names, position["winner"]),
     }
+
+
+# ----------------------------------------------------------------------------
+# Ratings and reliability (issue 39): the figures as the pages print them.
+
+#: The minus sign, not a hyphen: "−8" reads as a negative number, aloud too.
+MINUS = "\u2212"
+
+
+def signed(change: int) -> str:
+    """A rating's change with its sign in text, never in colour alone.
+
+    >>> signed(12), signed(-8), signed(0)
+    ('+12', '\u22128', '±0')
+    """
+    if change > 0:
+        return f"+{change}"
+    if change < 0:
+        return f"{MINUS}{-change}"
+    return "±0"
+
+
+def seat_reliability(seats: list[Context], records: Mapping[int, Any]) -> dict[int, int | None]:
+    """Each person's seat's reliability percent by seat number, from
+    ``games.selectors.reliability`` (None: no record yet); a bot's seat has none."""
+    out: dict[int, int | None] = {}
+    for seat in seats:
+        record = records.get(seat["user_id"]) if seat.get("user_id") else None
+        if record is not None:
+            out[seat["number"]] = record.percent
+    return out
+
+
+def with_rating_changes(ranking: list[Context], changes: Mapping[int, Any]) -> list[Context]:
+    """The final ranking's rows, each with its seat's new rating and the game's change
+    (``ratings.selectors.table_changes``; a seat not rated has none).
+
+    >>> from types import SimpleNamespace as S
+    >>> rows = with_rating_changes([{"seat": 0}, {"seat": 1}],
+    ...     {0: S(rating=1012, change=12, provisional=True)})
+    >>> rows[0]["rating"], rows[1]["rating"]
+    ({'rating': 1012, 'label': '1012?', 'change': '+12', 'up': True, 'down': False}, None)
+    """
+    out = []
+    for row in ranking:
+        change = changes.get(row["seat"])
+        rating = None
+        if change is not None:
+            rating = {
+                "rating": change.rating,
+                "label": f"{change.rating}?" if change.provisional else str(change.rating),
+                "change": signed(change.change),
+                "up": change.change > 0,
+                "down": change.change < 0,
+            }
+        out.append({**row, "rating": rating})
+    return out

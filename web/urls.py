@@ -7,7 +7,7 @@ tables in "actions", sign-up, log-in and the account pages in "accounts".
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path, reverse_lazy
 
-from . import pwa, views
+from . import players, pwa, views
 from .limits import limited
 from .login import LoginView
 
@@ -51,6 +51,12 @@ urlpatterns: list[URLPattern] = [
     ),
     path("tables/<int:table_id>/replay/", views.table_replay, name="table-replay"),
     path("rules/<slug:game>/", views.rules, name="rules"),
+    # Issue 39: a player's page, two players head to head, the leaderboards (web.players).
+    path("players/<str:username>/", players.player, name="player"),
+    path("players/<str:username>/versus/", players.versus_form, name="player-versus-form"),
+    path("players/<str:username>/versus/<str:other>/", players.versus, name="player-versus"),
+    path("leaderboards/", players.leaderboards, name="leaderboards"),
+    path("leaderboards/<slug:game>/<slug:mode>/", players.leaderboard, name="leaderboard"),
     # The installable web app (web.pwa): the service worker at the root, for scope "/".
     path("sw.js", pwa.service_worker, name="service-worker"),
     path("manifest.webmanifest", pwa.manifest, name="manifest"),

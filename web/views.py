@@ -38,6 +38,8 @@ from games import selectors, services
 from games.errors import NotFound, ServiceError, StaleSequence
 from games.followups import run_bots_after_commit
 from notifications import services as notifications
+from ratings import conf as ratings_conf
+from ratings import selectors as ratings
 
 from . import away_page, present, pwa
 from .forms import (
@@ -308,6 +310,9 @@ def _table_row(table: Any, user: User) -> dict[str, Any]:
         "finished_at": table.finished_at,
         "allow_watchers": table.allow_watchers,
         "autopilots": autopilots,
+        # Issue 39: an unrated table, and the reliability a player needs to join, said.
+        "rated": table.rated,
+        "min_reliability": table.min_reliability,
     }
 
 
@@ -342,6 +347,10 @@ def _etag(table_id: int, version: Version) -> str:
     tag = f"{seq}.{status}.{'w' if seat is None else seat}"
     if seq == "0":
         tag += "." + selectors.table_lobby_digest(table_id)
+    if status == "finished" and ratings.table_rated(table_id):
+        # The game's ratings came after its last move (the game-over follow-up): the
+        # page that said "Ratings are being updated" fetches them with its next poll.
+        tag += ".rated"
     return f'"{tag}"'
 
 
@@ -352,6 +361,9 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     seats = selectors.table_seats(table)
     mine = next((s for s in seats if s["user_id"] == user.pk), None)
     now = timezone.now()
+    # Issue 39: each person's reliability beside their name, one query for the table.
+    records = selectors.reliability([s["user_id"] for s in seats if s["user_id"]])
+    reliability = present.seat_reliability(seats, records)
     context: dict[str, Any] = {
         "table": table,
         "seats": seats,
@@ -370,7 +382,15 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         context["open_seats"] = table.seat_count - len(seats)
         context["strikes_for_bot"] = STRIKES_FOR_BOT  # tabletop.realtime's, never a template's
         context["bot_form"] = BotForm()
-        context["names"] = [{**s, "name": present.seat_name(s, s["number"])} for s in seats]
+        context["names"] = [
+            {
+                **s,
+                "name": present.seat_name(s, s["number"]),
+                "reliability": reliability.get(s["number"]),
+                "has_record": s["number"] in reliability,
+            }
+            for s in seats
+        ]
         context.update(present.game_options(table.game, table.options))
         return context
     view = selectors.table_view(table, viewer)
@@ -389,6 +409,22 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
             game_id=table.game,
         )
         context["game"].update(present.game_options(table.game, table.options))
+        for player in context["game"]["players"]:
+            player["reliability"] = reliability.get(player["number"])
+        context["rated"] = table.rated
+        if context["game"]["over"]:
+            # Each seat's new rating and the game's change, once the game-over follow-up
+            # has rated it; until then the page says the ratings are being updated.
+            changes = ratings.table_changes(table.pk) if table.rated else {}
+            context["game"]["ranking"] = present.with_rating_changes(
+                context["game"]["ranking"], changes
+            )
+            context["ratings_pending"] = (
+                table.rated
+                and not changes
+                and table.finished_at is not None
+                and now - table.finished_at < ratings_conf.RATE_WINDOW
+            )
         if table.move_seconds is not None and not context["game"]["over"]:
             context["timer"] = present.move_timer(table.deadline_at, table.move_seconds, now)
         if not context["game"]["my_turn"]:
@@ -556,7 +592,12 @@ def table_join(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         services.table_join(table_id=table_id, user=_user(request))
     except ServiceError as exc:
-        return _answer(request, table_id, exc)
+        if _is_live(request):
+            return _answer(request, table_id, exc)
+        # Refused from the lobby's list (a full table, a reliability below the host's
+        # minimum): the lobby says why, where the player was choosing a table.
+        messages.error(request, exc.message)
+        return redirect("web:home")
     return _answer(request, table_id)
 
 

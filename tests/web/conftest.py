@@ -24,6 +24,7 @@ NEW_TABLE_FORM = {
     "flip-scoring": "single",
     "flip-target": "500",
     "flip-two_seat_reverse_skips": "on",
+    "rated": "on",
 }
 
 

@@ -100,12 +100,29 @@
       if (etag && etag === shown) return true;
       const accepted = swap(html); // false: older than the page, so the ETag is not kept
       if (accepted) shown = etag;
+      if (accepted) awaitRatings();
       return accepted;
     },
   });
 
   // For the page's other scripts (the move timer, the strikes): the live connection.
   Gamenook.table = {live};
+
+  // A game just over is rated by its follow-up, after its last move: nothing is pushed
+  // then, so while the page says "Ratings are being updated" it asks again, a little
+  // later each time (the live part's ETag changes once the ratings are there).
+  let ratingsTimer = null;
+  let ratingsAsked = 0;
+  function awaitRatings() {
+    clearTimeout(ratingsTimer);
+    if (!root.querySelector("[data-ratings-pending]") || ratingsAsked >= 12) return;
+    ratingsTimer = setTimeout(() => {
+      ratingsAsked += 1;
+      live.refresh();
+      awaitRatings();
+    }, 2000 + 1000 * ratingsAsked);
+  }
+  awaitRatings();
 
   // Every form in the live part is sent in the background; the answer carries the new fragment.
   document.addEventListener("submit", async (event) => {
@@ -138,6 +155,7 @@
         swap(data.html);
         shown = data.etag || "";
         live.known(data.etag);
+        awaitRatings();
       }
     } catch (error) {
       showNotice("The move could not be sent. Check your connection and try again.");
