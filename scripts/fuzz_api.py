@@ -74,6 +74,7 @@ def seed() -> dict[str, Any]:
     from accounts import services as accounts
     from games import services as games
     from notifications import services as notifications
+    from ratings import services as ratings
 
     users = {}
     for name in ("alice", "bob", "carol", "dave"):
@@ -95,6 +96,7 @@ def seed() -> dict[str, Any]:
     games.table_start(table_id=finished.pk, user=alice)
     games.seat_replace_with_bot(table_id=finished.pk, number=0, level="easy")
     games.table_run_bots(table_id=finished.pk)
+    ratings.table_rate(table_id=finished.pk)  # what the game-over follow-up does
     return {
         "alice": accounts.token_create(user=alice, name="fuzz")[1],
         # Logging out and revoking tokens act on spare users' tokens, so the run keeps Alice's.
