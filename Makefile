@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep bench-correspondence cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep bench-correspondence bench-ratings cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench-engine flip, then classic Wild Cards, against RLCard's UNO, engine alone and with a view, pure and compiled (RLCARD_PYTHON)"
 	@echo "make bench-sweep deadline sweep: 10,000 due among 10,000 and 100,000 active tables (PostgreSQL, Redis)"
 	@echo "make bench-correspondence 200 turn-by-turn tables in accelerated time, scripted people: game hours and messages without and with autopilot and forced moves (PostgreSQL)"
+	@echo "make bench-ratings 100,000 finished games of 2 to 10 seats rebuilt from their logs, the live rating of 1,000, the leaderboard at 100,000 players (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL); a move's time to the other page, polling vs socket, and an idle page's CPU (daphne, Redis, Chromium)"
@@ -60,17 +61,18 @@ format: venv
 
 typecheck: venv
 	$(BIN)/mypy tabletop flip wildcards
-	$(BIN)/mypy games notifications accounts live web gamenook
+	$(BIN)/mypy games ratings notifications accounts live web gamenook
 
-# The compiled build is made while ruff and mypy run (it takes about as long), then the suite,
-# then the engine's tests on the build.
+# The compiled build is made while ruff and mypy run (it takes about as long), then the suite
+# on two processes (pytest-xdist: each its own test database and Redis databases,
+# gamenook/settings/test.py), then the engine's tests on the build.
 test: venv
 	@mkdir -p build
 	@$(BIN)/python scripts/compile_flip.py --out $(COMPILED) > build/compile.log 2>&1 & compiling=$$!; \
 	if ! $(MAKE) --no-print-directory lint typecheck; then kill $$compiling; exit 1; fi; \
 	if ! wait $$compiling; then cat build/compile.log; exit 1; fi; \
 	tail -1 build/compile.log
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2
 	$(FLIP_COMPILED_TESTS)
 
 # flip compiled with mypyc (scripts/compile_flip.py) in a tree of its own; flip/ stays the
@@ -130,6 +132,15 @@ BENCH_CORRESPONDENCE_DB ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_cor
 BENCH_CORRESPONDENCE_FLAGS ?= --tables 200 --parallel
 bench-correspondence: venv
 	$(BIN)/python scripts/bench_correspondence.py --db-url $(BENCH_CORRESPONDENCE_DB) $(BENCH_CORRESPONDENCE_FLAGS)
+
+# Needs PostgreSQL only: BENCH_RATINGS_DATABASE_URL names a scratch database (its name
+# contains "bench"; dropped, made, and dropped at the end unless BENCH_RATINGS_FLAGS has
+# --keep). Issue 39's "Measured" (docs/ratings-performance.md); the leaderboard's plans go
+# to build/. About 30 minutes in a quiet hour; see scripts/bench_ratings.py --help.
+BENCH_RATINGS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_ratings
+BENCH_RATINGS_FLAGS ?= --check
+bench-ratings: venv
+	$(BIN)/python scripts/bench_ratings.py --database-url $(BENCH_RATINGS_DATABASE_URL) $(BENCH_RATINGS_FLAGS)
 
 # Needs PostgreSQL: a scratch database whose name contains "bench" (created and dropped);
 # then Redis (two databases of its own, flushed: the channel layer and the broker) and
