@@ -1216,13 +1216,16 @@ class Tally:
 
 #: Moves that are no turn of the seat: leaving, and a moderator handing it to a bot.
 NO_TURN = (Move.Source.LEAVE, Move.Source.ADMIN)
+#: The log entry of a bot taking a seat for good (a moderator's replacement, whose source
+#: is ``admin``, or a third real-time strike, whose source is ``timeout``): no turn.
+HANDOVER = "replace_with_bot"
 
 
 def turn_tallies(seats: Sequence[Seat]) -> dict[tuple[int, int], Tally]:
     """Each of ``seats``' tally, by (table id, seat number): one aggregate over their logs.
 
-    Every move the seat made counts as a turn but leaving and a moderator's
-    replacement; ``timeouts`` are those the deadline or the move timer played;
+    Every move the seat made counts as a turn but leaving and a bot taking the
+    seat for good (``HANDOVER``); ``timeouts`` are those the deadline or the move timer played;
     ``stand_in_turns`` those a bot made for the seat's person (after a hold ran
     out or three strikes, on autopilot, after a moderator's replacement). At a
     bot's own seat its moves are its own.
@@ -1232,6 +1235,7 @@ def turn_tallies(seats: Sequence[Seat]) -> dict[tuple[int, int], Tally]:
     rows = (
         Move.objects.filter(table_id__in=table_ids, seat__isnull=False)
         .exclude(source__in=NO_TURN)
+        .exclude(action=HANDOVER)
         .values_list("table_id", "seat", "source")
         .annotate(n=Count("pk"))
         .order_by()

@@ -117,25 +117,27 @@ def leaderboard(
     People only, with at least ``GAMENOOK_LEADERBOARD_MIN_GAMES`` rated games
     and one in the last ``GAMENOOK_LEADERBOARD_ACTIVE_DAYS`` days, provisional
     ratings left out. Read through the partial index ``rating_leaderboard``
-    (ladder, ordinal descending): the first pages stop after a few rows.
+    (ladder, ordinal descending, id, with the filter's columns).
     """
     game, mode, rules = ladder
     now = now or timezone.now()
-    rows = (
-        Rating.objects.filter(
-            game=game,
-            mode=mode,
-            rules=rules,
-            user__isnull=False,
-            games__gte=conf.leaderboard_min_games(),
-            last_game_at__gte=now - timedelta(days=conf.leaderboard_active_days()),
-            sigma__lte=conf.provisional_sigma(),
-        )
+    ranked = Rating.objects.filter(
+        game=game,
+        mode=mode,
+        rules=rules,
+        user__isnull=False,
+        games__gte=conf.leaderboard_min_games(),
+        last_game_at__gte=now - timedelta(days=conf.leaderboard_active_days()),
+        sigma__lte=conf.provisional_sigma(),
+    ).order_by("-ordinal", "pk")
+    start = (page - 1) * size
+    # The page is taken among the ratings alone (an index-only scan), and only its rows
+    # are joined to their users: joining first made the planner sort every listed player.
+    found = list(
+        Rating.objects.filter(pk__in=ranked.values("pk")[start : start + size + 1])
         .order_by("-ordinal", "pk")
         .values_list("user__username", "mu", "sigma", "games", "last_game_at")
     )
-    start = (page - 1) * size
-    found = list(rows[start : start + size + 1])
     entries = [
         Entry(
             position=start + index + 1,
