@@ -1,5 +1,7 @@
 """Settings for pytest: SQLite unless DATABASE_URL is set, fast hashing, in-memory e-mail."""
 
+import os
+
 from .base import *  # noqa: F403
 from .base import channel_layers, env
 
@@ -32,6 +34,25 @@ GAMENOOK_RUN_BOTS_INLINE = True
 
 # The WebSocket tests (tests/live/) use Redis's channel layer when this names a Redis
 # database (CI: .ci/run), the in-memory layer otherwise; some of them run on both.
+# make test runs two pytest processes (pytest-xdist's workers gw0 and gw1): pytest-django
+# gives each a test database of its own, and here each takes Redis databases of its own,
+# the channel layer's (the one named, plus its number) and the one the end-to-end tests
+# flush (GAMENOOK_TEST_REDIS_DB, 13 plus its number). Written back to the environment
+# once, so the processes a test starts (daphne, a Celery worker) inherit the same.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _WORKER and not os.environ.get("GAMENOOK_TEST_WORKER_DATABASES"):
+    _number = int(_WORKER.removeprefix("gw"))
+    if _number > 1:
+        raise RuntimeError(
+            "the suite takes two workers at most (pytest -n 2): Redis has 16 databases"
+        )
+    _layer = os.environ.get("GAMENOOK_TEST_CHANNEL_LAYER_URL", "")
+    if _layer:
+        _base, _, _db = _layer.rpartition("/")
+        os.environ["GAMENOOK_TEST_CHANNEL_LAYER_URL"] = f"{_base}/{int(_db) + _number}"
+    _redis_db = int(os.environ.get("GAMENOOK_TEST_REDIS_DB", "13"))
+    os.environ["GAMENOOK_TEST_REDIS_DB"] = str(_redis_db + _number)
+    os.environ["GAMENOOK_TEST_WORKER_DATABASES"] = _WORKER
 CHANNEL_LAYER_URL = env.str("GAMENOOK_TEST_CHANNEL_LAYER_URL", default="")
 # The processes a test starts (tests/web/site.py) run on the test database, whose name
 # differs from the one read here: the channels' prefix is derived from the layer's Redis
