@@ -512,6 +512,6 @@ class AwayAdmin(FilterLookupsOnly[Away]):
     def end_now(self, request: HttpRequest, queryset: Any) -> None:
         ended = 0
         for one in queryset.filter(ended_at__isnull=True).select_related("user"):
-            away.away_end(user=one.user)
+            away.away_end(user=one.user, reason=Away.EndReason.MODERATOR)
             ended += 1
         self.message_user(request, f"{ended} time(s) away ended.")

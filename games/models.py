@@ -409,6 +409,7 @@ class Away(models.Model):
         UNTIL = "until", "The end date came"
         ALLOWANCE = "allowance", "The allowance of days ran out"
         CANCELLED = "cancelled", "Cancelled before it began"
+        MODERATOR = "moderator", "A moderator ended it"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="aways"

@@ -407,3 +407,22 @@ def test_seat_rows_say_who_is_still_in_the_game_reading_the_snapshot_once(
     assert cells == ["yes", "no", "yes"]
     # The summary and the seat rows each read the game once, not once per seat.
     assert len(loads) <= 2
+
+
+def test_a_moderator_ending_a_time_away_is_recorded_as_theirs(admin_client: Client) -> None:
+    from games import away
+    from games.models import Away
+
+    alice = _user("alice")
+    away.away_set(user=alice)
+    one = Away.objects.get(user=alice)
+    assert one.began_at is not None and one.ended_at is None
+    response = admin_client.post(
+        "/admin/games/away/", {"action": "end_now", "_selected_action": [one.pk]}, follow=True
+    )
+    assert "1 time(s) away ended." in _messages(response)
+    one.refresh_from_db()
+    assert one.ended_at is not None
+    # The audit trail says who ended it: not "they came back".
+    assert one.end_reason == Away.EndReason.MODERATOR
+    assert away.away_status(alice).state == "off"
