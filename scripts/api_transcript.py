@@ -1,6 +1,6 @@
-"""Write the curl session of ``docs/api.md`` by running it, or check that it still runs so.
+"""Write the curl session of ``docs/api-transcript.md`` by running it, or check that it still runs so.
 
-    .venv/bin/python scripts/api_transcript.py            # rewrite the transcript in docs/api.md
+    .venv/bin/python scripts/api_transcript.py            # rewrite the transcript in docs/api-transcript.md
     .venv/bin/python scripts/api_transcript.py --check    # run it again and compare (CI)
 
 Starts what ``make run`` starts (``scripts/run_dev.py``: web server, Celery
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "api.md"
+DOC = ROOT / "docs" / "api-transcript.md"
 BEGIN = "<!-- transcript: written by scripts/api_transcript.py; do not edit by hand -->"
 END = "<!-- end of transcript -->"
 SEED = "api-transcript"
@@ -610,18 +610,18 @@ def current() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare with docs/api.md")
+    parser.add_argument("--check", action="store_true", help="compare with docs/api-transcript.md")
     args = parser.parse_args()
     fresh = run()
     if args.check:
         old, new = masked(current()), masked(fresh)
         if old != new:
             diff = difflib.unified_diff(
-                old.splitlines(), new.splitlines(), "docs/api.md", "this run", lineterm=""
+                old.splitlines(), new.splitlines(), "docs/api-transcript.md", "this run", lineterm=""
             )
             print("\n".join(diff))
             return 1
-        print("docs/api.md: the transcript runs as written")
+        print("docs/api-transcript.md: the transcript runs as written")
         return 0
     doc = DOC.read_text()
     start, end = doc.index(BEGIN), doc.index(END) + len(END)

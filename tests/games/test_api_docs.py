@@ -1,4 +1,4 @@
-"""docs/api.md's curl session runs as written: CI runs it again and compares.
+"""docs/api-transcript.md's curl session runs as written: CI runs it again and compares.
 
 ``scripts/api_transcript.py --check`` starts ``make run``'s processes on a
 scratch database with the documented seed, runs every command of the
