@@ -35,6 +35,7 @@ from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
 from .models import Connection, IdempotencyKey, Move, Seat, Table
 from .selectors import (
     SeatFacts,
+    Tally,
     last_call_lead,
     reliability,
     seat_facts_of,
@@ -1483,11 +1484,15 @@ def table_last_call_done(table: Table) -> None:
 # When a game has ended (issue 39): each seat's turns, counted from the move log.
 
 
-def table_tally(*, table_id: int) -> list[Seat]:
+def table_tally(
+    *, table_id: int, tallies: Mapping[tuple[int, int], Tally] | None = None
+) -> list[Seat]:
     """Write each seat's turns of a finished game (``selectors.turn_tallies``); the seats.
 
     ``Seat.turns``, ``Seat.timeouts`` and ``Seat.stand_in_turns`` feed the
-    reliability record and the ratings' weights. Writing the same counts
+    reliability record and the ratings' weights. ``tallies``: the counts
+    already read from the log (``selectors.finished_games``), by (table id,
+    seat number), so the log is not counted twice. Writing the same counts
     again changes nothing, so a follow-up that runs twice is harmless.
     """
     with transaction.atomic():
@@ -1495,7 +1500,8 @@ def table_tally(*, table_id: int) -> list[Seat]:
         if table.status != Table.Status.FINISHED:
             raise Conflict("The game is not over yet.", code="game_not_over")
         seats = list(table.seats.order_by("number"))
-        tallies = turn_tallies(seats)
+        if tallies is None:
+            tallies = turn_tallies(seats)
         for seat in seats:
             tally = tallies[(table.pk, seat.number)]
             seat.turns = tally.turns

@@ -137,13 +137,13 @@ def table_rate(*, table_id: int) -> list[Result]:
     game that has not ended.
     """
     with transaction.atomic():
-        games_services.table_tally(table_id=table_id)  # locks the table
-        done = list(Result.objects.filter(table_id=table_id).order_by("seat"))
-        if done:
-            return done
+        # The log is read once: its counts are written on the seats and rated alike.
         game = games_selectors.finished_games([table_id]).get(table_id)
-        if game is None:
-            return []
+        tallies = None if game is None else {(table_id, s.number): s.tally for s in game.seats}
+        games_services.table_tally(table_id=table_id, tallies=tallies)  # locks the table
+        done = list(Result.objects.filter(table_id=table_id).order_by("seat"))
+        if done or game is None:
+            return done
         inputs = game_inputs(game, conf.stand_in_weight())
         ladder = ladder_of(game)
         before: dict[Subject, tuple[float, float]] = {}
