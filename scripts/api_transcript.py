@@ -1,6 +1,6 @@
-"""Write the curl session of ``docs/api-transcript.md`` by running it, or check that it still runs so.
+"""Write the curl session of ``docs/api-transcript.md`` by running it, or check it runs so.
 
-    .venv/bin/python scripts/api_transcript.py            # rewrite the transcript in docs/api-transcript.md
+    .venv/bin/python scripts/api_transcript.py            # rewrite docs/api-transcript.md
     .venv/bin/python scripts/api_transcript.py --check    # run it again and compare (CI)
 
 Starts what ``make run`` starts (``scripts/run_dev.py``: web server, Celery
@@ -617,7 +617,11 @@ def main() -> int:
         old, new = masked(current()), masked(fresh)
         if old != new:
             diff = difflib.unified_diff(
-                old.splitlines(), new.splitlines(), "docs/api-transcript.md", "this run", lineterm=""
+                old.splitlines(),
+                new.splitlines(),
+                "docs/api-transcript.md",
+                "this run",
+                lineterm="",
             )
             print("\n".join(diff))
             return 1
