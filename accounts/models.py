@@ -25,7 +25,15 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
+
+    class Scope(models.TextChoices):
+        ACCOUNT = "account", "The whole account"
+        PLAY = "play", "Playing only"
+
     name = models.CharField(max_length=64, help_text="Which client holds it, e.g. 'laptop'.")
+    # Issue 40: a ``play`` token (every token of a bot account) reaches the tables, the
+    # streams and the public reads, and nothing of the account (``authentication``).
+    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.ACCOUNT)
     prefix = models.CharField(max_length=PREFIX_LENGTH, editable=False)
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

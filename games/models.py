@@ -36,6 +36,11 @@ class Table(TimeStamped):
         BOT = "bot", "A bot plays the turn"
         LEAVE = "leave", "Treated as having left"
 
+    class BotAccounts(models.TextChoices):
+        REFUSED = "refused", "Refused"
+        INVITED = "invited", "Only those the host invites"
+        WELCOME = "welcome", "Welcome"
+
     TURN_HOURS = (12, 24, 72)
     #: The move timers of a real-time table in seconds (``tabletop.realtime.MOVE_TIMERS``).
     MOVE_SECONDS = (15, 30, 45)
@@ -76,6 +81,13 @@ class Table(TimeStamped):
         default=0,
         help_text="The reliability (percent of turns on time and of games finished, over "
         "90 days) a player needs to join. 0: anyone.",
+    )
+    # Issue 40: whether bot accounts (``BotAccount``) may take a seat here.
+    bot_accounts = models.CharField(
+        max_length=8,
+        choices=BotAccounts.choices,
+        default=BotAccounts.INVITED,
+        help_text="Bot accounts people wrote: refused, only those the host invited, or any.",
     )
     # A real-time table's move timer in seconds; None: turn by turn (``turn_hours``).
     move_seconds = models.PositiveSmallIntegerField(
@@ -455,3 +467,79 @@ class BenchPing(models.Model):
 
     def __str__(self) -> str:
         return f"Bench ping {self.pk}"
+
+
+class BotAccount(models.Model):
+    """Issue 40: an account a person made for a program of theirs to play with.
+
+    The bot is a ``User`` of its own (no password, no address: it signs in
+    with its tokens only, each of scope ``play``), marked BOT wherever its
+    name shows. ``owner`` answers for it; disabling it (``disabled_at``)
+    deactivates its user, so its tokens stop working at once.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="bot_account",
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bot_accounts"
+    )
+    description = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["owner", "created_at"]
+        verbose_name = "bot account"
+
+    def __str__(self) -> str:
+        return f"{self.user} (BOT of {self.owner})"
+
+
+class Invitation(models.Model):
+    """Issue 40: a host asks a person or a bot account to take a seat at their table.
+
+    At most one pending invitation per table and user. Joining the table
+    accepts it (``answered_at``, ``status``); the invitee may decline it; it
+    lapses when the table starts, fills or closes.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+        WITHDRAWN = "withdrawn", "Withdrawn"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations"
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations_sent"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(status="pending"),
+                name="invitation_one_pending",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["user", "-created_at"],
+                name="invitation_pending_user",
+                condition=Q(status="pending"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} to table {self.table_id} ({self.status})"

@@ -53,6 +53,8 @@ class OutboxMessage(models.Model):
         # Told to the confirmed address when the account's address or password changes.
         EMAIL_CHANGED = "email_changed", "Your address was changed"
         PASSWORD_CHANGED = "password_changed", "Your password was changed"
+        # Issue 40: told to a bot's owner when its webhook failed for a day and was disabled.
+        WEBHOOK_DISABLED = "webhook_disabled", "Your bot's webhook was disabled"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -319,3 +321,90 @@ class PushMessage(models.Model):
 
     def __str__(self) -> str:
         return f"Push {self.kind} to device {self.subscription_id} ({self.status})"
+
+
+class WebhookEndpoint(models.Model):
+    """Issue 40: the HTTPS URL a bot account's events are posted to (Standard Webhooks).
+
+    ``secrets`` are the ``whsec_`` signing secrets, newest first: every
+    delivery is signed with each (one ``v1,`` signature per secret), so a
+    receiver keeps working through a rotation; an older secret is dropped once
+    ``secrets_expire`` (the same order; None: does not expire) has passed.
+    ``failing_since`` is the first failure of an unbroken run; after a day of
+    them the endpoint is disabled (``disabled_at``) and the owner told.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook"
+    )
+    url = models.URLField(max_length=2048)
+    secrets = models.JSONField(default=list)
+    secrets_expire = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    failing_since = models.DateTimeField(null=True, blank=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = "webhook endpoint"
+
+    def __str__(self) -> str:
+        return f"Webhook of {self.user}: {self.url}"
+
+
+class WebhookDelivery(models.Model):
+    """One event posted to one endpoint: written in the transaction that decided it,
+    sent by a task, retried with backoff like the e-mail outbox; the admin's delivery log.
+
+    ``msg_id`` is the Standard Webhooks ``webhook-id`` (the same on every attempt,
+    so the receiver can drop a repeat). Unique on (endpoint, event, table, turn) for
+    a table's event.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENT = "sent", "Delivered"
+        FAILED = "failed", "Failed"
+
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    msg_id = models.CharField(max_length=64, unique=True)
+    event = models.CharField(max_length=20)
+    table = models.ForeignKey(
+        "games.Table",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="webhook_deliveries",
+    )
+    turn = models.PositiveIntegerField(null=True, blank=True)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "event", "table", "turn"],
+                condition=Q(table__isnull=False, turn__isnull=False),
+                name="webhook_unique_event_table_turn",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"],
+                name="webhook_pending_next_attempt",
+                condition=Q(status="pending"),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.endpoint_id} ({self.status})"
