@@ -497,6 +497,41 @@ def final_ranking(table_id: int) -> tuple[list[dict[str, Any]], int]:
     return ranking, len(view["rounds"])
 
 
+@dataclass(frozen=True)
+class PresenceAtEnd:
+    """Where a seated person stood when their game ended (issue 38, "game over" by ruling 19)."""
+
+    #: A socket of theirs is open at the table now (a ``Connection`` row).
+    connected: bool
+    #: The table's last move was theirs, made by them (not by the table for them).
+    ended_it: bool
+    #: The table's last move was a timeout of their seat (it may have ended the game).
+    timed_out_last: bool
+
+
+def presence_at_end(table_id: int) -> dict[int, PresenceAtEnd]:
+    """Each seated user's presence at ``table_id`` (one query), keyed by user id."""
+    connected = Connection.objects.filter(table_id=table_id, user_id=OuterRef("user_id"))
+    last = Move.objects.filter(table_id=table_id).order_by("-seq")[:1]
+    seats = (
+        Seat.objects.filter(table_id=table_id, user__isnull=False)
+        .annotate(
+            connected=Exists(connected),
+            last_seat=Subquery(last.values("seat")),
+            last_source=Subquery(last.values("source")),
+        )
+        .values_list("user_id", "number", "connected", "last_seat", "last_source")
+    )
+    return {
+        user_id: PresenceAtEnd(
+            connected=bool(is_connected),
+            ended_it=last_seat == number and last_source == Move.Source.PLAYER,
+            timed_out_last=last_seat == number and last_source == Move.Source.TIMEOUT,
+        )
+        for user_id, number, is_connected, last_seat, last_source in seats
+    }
+
+
 def events_seen_by(
     table: Table, events: Sequence[dict[str, Any]], seat: int | None
 ) -> list[dict[str, Any]]:

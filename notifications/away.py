@@ -157,6 +157,33 @@ def is_away(*, user_id: int, table_id: int, now: datetime | None = None) -> bool
     return _there_until(turns[0], seen.get(table_id), now) + conf.your_turn_quiet() <= now
 
 
+def at_table_at_end(
+    table_id: int, presence: dict[int, games_selectors.PresenceAtEnd], now: datetime | None = None
+) -> set[int]:
+    """The users of ``presence`` who saw the end of ``table_id``'s game there (issue 38).
+
+    By ruling 19's signs of presence: a socket of theirs open at the table (its
+    page or client was pushed the end), a page of it polled within the last
+    ``SEEN_EVERY`` (it shows the end at its next poll), or the move that ended
+    the game was theirs (its answer showed the end). For them "game over" would
+    be a second message about the game's last turn. A player who moved earlier
+    and left is mailed at once: the end is news to them.
+    """
+    now = now or timezone.now()
+    seen = dict(
+        TableSeen.objects.filter(table_id=table_id, user_id__in=list(presence)).values_list(
+            "user_id", "seen_at"
+        )
+    )
+    return {
+        user_id
+        for user_id, facts in presence.items()
+        if facts.connected
+        or facts.ended_it
+        or (user_id in seen and seen[user_id] + SEEN_EVERY >= now)
+    }
+
+
 def turn_tell(*, user_id: int, table_id: int, turn: int, tell: Callable[[], bool]) -> bool:
     """Send a turn's one message by calling ``tell``, unless a message named the turn already.
 

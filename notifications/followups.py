@@ -15,7 +15,7 @@ from ratings import selectors as rating_selectors
 from ratings import services as ratings
 
 from . import jobs
-from .away import turn_notices_record
+from .away import at_table_at_end, turn_notices_record
 from .models import OutboxMessage
 from .outbox import Mail, outbox_enqueue
 from .push import push_game_over
@@ -43,7 +43,7 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
         if table.finished:
             rate_game(table.id)
             with transaction.atomic():
-                for mail in _game_over_mails(table):
+                for mail in game_over_mails(table):
                     _enqueue(mail)
         return
     if not table.running:
@@ -94,7 +94,7 @@ def timeout_followups(
         seat = done.to_act
         if table.finished:
             rate_game(table.id)
-            mails.extend(_game_over_mails(table))
+            mails.extend(game_over_mails(table))
             continue
         if not table.running or seat is None or seat.left:
             continue
@@ -124,17 +124,22 @@ def rate_game(table_id: int) -> None:
         logger.exception("rating the game of table %s failed; the sweep will retry", table_id)
 
 
-def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
+def game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
     """The "game over" mail of every player, to write; their pushes are written here and now.
 
     Both callers run it inside the transaction that writes the mail.
     """
     ranking, rounds = games_selectors.final_ranking(table.id)
     changes = rating_selectors.table_changes(table.id)
+    presence = games_selectors.presence_at_end(table.id)
+    there = at_table_at_end(table.id, presence)
     mails = []
     for seat in games_selectors.seats_at(table.id):
-        if seat.user is None:
+        if seat.user is None or seat.user.pk in there:
+            # Issue 38, one message per table and turn: a player at the table when the
+            # game ended saw the end there (ruling 19's presence); no mail, no push.
             continue
+        facts = presence.get(seat.user.pk)
         mine = next((e for e in ranking if e["seat"] == seat.number), None)
         # Decided here, in the transaction that writes the mail: the same news by push.
         push_game_over(user=seat.user, table=table, rank=None if mine is None else mine["rank"])
@@ -149,6 +154,11 @@ def _game_over_mails(table: games_selectors.TableFacts) -> list[Mail]:
                     "mine": mine,
                     "rounds": rounds,
                     "rating": _rating_words(changes.get(seat.number)),
+                    # The game's last move was their timeout: this mail tells of both
+                    # (``turns._timeout_mail`` writes none of its own then).
+                    "timed_out": None
+                    if facts is None or not facts.timed_out_last
+                    else table.timeout_policy,
                 },
             )
         )

@@ -21,7 +21,7 @@ from games import services as games
 
 from . import jobs
 from .away import is_away, time_left, told_turns, turn_tell
-from .followups import timeout_followups
+from .followups import game_over_mails, rate_game, timeout_followups
 from .models import LastCall, LastCallWhen, OutboxMessage, Reminder
 from .outbox import Mail, outbox_enqueue, outbox_enqueue_many, table_url
 from .preferences import preferences_of
@@ -94,13 +94,20 @@ def table_apply_timeout(*, table_id: int, turn: int) -> bool:
         if number is None:
             raise RuntimeError("a timeout is always a seat's move")
         mail = _timeout_mail(result, games_selectors.seat_at(table_id, number), turn)
-        if mail is not None and not _already_told([mail]):
+        mails = [] if mail is None or _already_told([mail]) else [mail]
+        if result.state.over:
+            # The timeout ended the game: "game over" tells its player of both, written
+            # here as the batch's way writes it (the follow-ups job finds it written).
+            over = games_selectors.facts_of(result.table)
+            rate_game(over.id)
+            mails.extend(game_over_mails(over))
+        for each in mails:
             outbox_enqueue(
-                user=mail.user,
-                kind=mail.kind,
-                table=mail.table,
-                turn=mail.turn,
-                context=mail.context,
+                user=each.user,
+                kind=each.kind,
+                table=each.table,
+                turn=each.turn,
+                context=each.context,
             )
     return True
 
@@ -141,11 +148,9 @@ def _already_told(mails: Sequence[Mail]) -> set[int]:
     its turn (issue 38: one message per person, table and turn): the turn was named in
     a message already ("your turn", the reminder or the last call: ``TurnNotice.told``),
     and the table only played the plain move for them (policy ``bot``), which the move
-    list marks as the table's (ruling 21). A timeout that made them leave the game, or
-    that ended it, is news of its own and is always sent. One query for the page."""
-    quiet = [
-        mail for mail in mails if not mail.context.get("left") and not mail.context.get("game_over")
-    ]
+    list marks as the table's (ruling 21). A timeout that made them leave the game is
+    news of its own and is always sent. One query for the page."""
+    quiet = [mail for mail in mails if not mail.context.get("left")]
     if not quiet:
         return set()
     told = told_turns(user_ids={mail.user.pk for mail in quiet})
@@ -161,10 +166,12 @@ def _timeout_mail(
 ) -> Mail | None:
     """The "your time ran out" message for the seat ``result``'s timeout played for.
 
-    None at a real-time table: its page shows the strike as it happens.
+    None at a real-time table: its page shows the strike as it happens. None when
+    the timeout ended the game: their "game over" tells of it (``followups.
+    game_over_mails``), one message about the game's last turn (issue 38).
     """
     after = games_selectors.facts_of(result.table)
-    if timed_out.user is None or after.realtime:
+    if timed_out.user is None or after.realtime or result.state.over:
         return None
     return Mail(
         user=timed_out.user,
@@ -178,7 +185,6 @@ def _timeout_mail(
                 games_selectors.events_seen_by(result.table, result.events, timed_out.number),
                 timed_out.number,
             ),
-            "game_over": result.state.over,
         },
     )
 

@@ -22,7 +22,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from games import services as games
-from games.models import Table
+from games.models import Move, Seat, Table
 from notifications import models as mail_models
 from notifications import services
 from notifications.models import OutboxMessage, Reminder
@@ -95,8 +95,14 @@ def test_a_player_who_plays_a_whole_game_with_the_page_open_gets_no_your_turn_ma
         sweep(jobs)
     assert turns > 3  # a game of several turns of hers, over more than the quiet delay
     assert your_turn_mail(alice) == []
-    # The rest of the mail is as before: the game-over message came.
-    assert OutboxMessage.objects.filter(user=alice, kind=OutboxMessage.Kind.GAME_OVER).exists()
+    # "Game over" came, unless her own move ended the game: then its answer showed her
+    # the end (issue 38: one message per table and turn, ruling 19's presence).
+    last = Move.objects.filter(table=table).order_by("-seq").first()
+    assert last is not None
+    hers = Seat.objects.get(table=table, user=alice).number
+    ended_it = last.seat == hers and last.source == Move.Source.PLAYER
+    over = OutboxMessage.objects.filter(user=alice, kind=OutboxMessage.Kind.GAME_OVER)
+    assert over.exists() is not ended_it
     assert not mail_models.TurnNotice.objects.filter(user=alice, due_at__isnull=False).exists()
 
 

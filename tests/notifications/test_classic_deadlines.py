@@ -580,7 +580,14 @@ def test_a_whole_classic_game_with_every_house_rule_through_the_api_and_the_cloc
     assert wildcards.replay(record).to_dict() == state_of(table).to_dict()
     sources = set(Move.objects.filter(table_id=table_id).values_list("source", flat=True))
     assert {Move.Source.PLAYER, Move.Source.BOT, Move.Source.TIMEOUT} <= sources, (sources, seen)
-    # The game-over mail went to both people, with the classic game's ranking.
+    # The game-over mail went to both people, with the classic game's ranking, but to the
+    # one whose own move ended the game: its answer showed them the end (issue 38).
     over = OutboxMessage.objects.filter(kind=OutboxMessage.Kind.GAME_OVER)
-    assert sorted(m.user.username for m in over) == sorted([alice.username, bob.username])
+    last = Move.objects.filter(table_id=table_id).order_by("-seq").first()
+    assert last is not None
+    ender = Seat.objects.get(table_id=table_id, number=last.seat).user
+    told = {alice.username, bob.username}
+    if last.source == Move.Source.PLAYER and ender is not None:
+        told.discard(ender.username)
+    assert sorted(m.user.username for m in over) == sorted(told)
     assert all("Ranking:\n1. " in m.text for m in over)

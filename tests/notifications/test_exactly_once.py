@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 import time_machine
 from django.db import IntegrityError, connection, connections, transaction
+from django.db.models import Q
 
 import flip
 from games import services as games
@@ -231,7 +233,11 @@ def test_each_job_delivered_twice_acts_once(jobs: Jobs) -> None:
 
     assert timeout_moves(late) == 1
     assert Reminder.objects.filter(table=halfway).count() == 1
-    assert OutboxMessage.objects.filter(kind="timeout").count() == 1
+    # One message for the player who ran out of time: "your time ran out", or "game over"
+    # telling of it when the timeout ended the game (issue 38).
+    late_mail = OutboxMessage.objects.filter(table_id=late.pk, kind__in=("timeout", "game_over"))
+    told = Counter(late_mail.values_list("user_id", flat=True))
+    assert told and max(told.values()) == 1
     assert Move.objects.filter(table=bot_table, source=Move.Source.BOT).count() == int(bot_to_act)
 
 
@@ -382,7 +388,12 @@ def assert_timed_out_once(table: Table, seq_before: int) -> None:
         .values_list("seq", flat=True)
     )
     assert seqs and seqs == list(range(seq_before + 1, seq_before + 1 + len(seqs))), table.pk
-    assert OutboxMessage.objects.filter(kind="timeout", table=table).count() == 1
+    # One message tells the player: "your time ran out", or "game over" saying so when
+    # the timeout ended the game (issue 38).
+    told = OutboxMessage.objects.filter(table=table).filter(
+        Q(kind="timeout") | Q(kind="game_over", subject__startswith="Your time ran out")
+    )
+    assert told.count() == 1
     table.refresh_from_db()
     assert table.seq == seqs[-1]
 

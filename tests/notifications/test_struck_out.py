@@ -146,6 +146,8 @@ def test_a_struck_out_player_keeps_their_seat_view_history_lobby_mail_and_rank(
         listed = api(player).get("/api/v1/tables/?mine=true").json()["results"]
         assert table.pk in [entry["id"] for entry in listed]
 
+        # They close the page; the game ends a while later, with nobody looking.
+        clock.shift(timedelta(minutes=2))
         play_to_the_end(table, jobs)
 
     # The finished game and its replay, the game-over mail, their rank by their seat.

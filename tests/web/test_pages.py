@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
+import time_machine
 from django.contrib.auth.models import Permission, User
 from django.test import Client
+from django.utils import timezone
 
 from games import services
 from games.models import Move, Table
@@ -380,12 +383,20 @@ def test_the_e_mails_link_the_table_page_and_the_game_over_mail_the_replay() -> 
     assert notifications.table_url(table.pk).endswith(f"/tables/{table.pk}/")
     play_to_the_end(table.pk, {0: logged_in(alice), 1: logged_in(bob)})
     table.refresh_from_db()
-    notifications.table_followups(table_id=table.pk, seq=table.seq, new_turn=False, finished=True)
-    message = OutboxMessage.objects.get(kind="game_over", user=alice)
+    # "Game over" goes to the player who did not end the game, once their page is closed
+    # (issue 38: the one who ended it, or who has the table open, saw the end there).
+    last = Move.objects.filter(table=table).order_by("-seq").first()
+    assert last is not None
+    reader = bob if last.seat == 0 else alice
+    with time_machine.travel(timezone.now() + timedelta(minutes=2)):
+        notifications.table_followups(
+            table_id=table.pk, seq=table.seq, new_turn=False, finished=True
+        )
+    message = OutboxMessage.objects.get(kind="game_over", user=reader)
     replay = notifications.replay_url(table.pk)
     assert replay.endswith(f"/tables/{table.pk}/replay/")
     assert replay in message.text and replay in message.html
-    assert logged_in(alice).get(replay.split("8000", 1)[1]).status_code == 200
+    assert logged_in(reader).get(replay.split("8000", 1)[1]).status_code == 200
 
 
 def test_a_moderators_table_page_in_the_admin_links_to_the_watcher_page() -> None:
