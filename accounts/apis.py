@@ -540,6 +540,24 @@ class MeApi(APIView):
         notifications = serializers.SerializerMethodField()
         play = serializers.SerializerMethodField()
         away = serializers.SerializerMethodField()
+        bot_account = serializers.SerializerMethodField()
+        owner = serializers.SerializerMethodField()
+
+        @extend_schema_field(
+            serializers.BooleanField(help_text="Whether this is a bot account (issue 40).")
+        )
+        def get_bot_account(self, user: User) -> bool:
+            return selectors.owner_of(user) is not None
+
+        @extend_schema_field(
+            serializers.CharField(
+                allow_null=True,
+                help_text="A bot account's owner (their username); null for a person.",
+            )
+        )
+        def get_owner(self, user: User) -> str | None:
+            owner = selectors.owner_of(user)
+            return None if owner is None else owner.username
 
         @extend_schema_field(_EMAIL_NULL)
         def get_email(self, user: User) -> str | None:

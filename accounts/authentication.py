@@ -54,8 +54,93 @@ def _token_with_user(digest: str) -> ApiToken | None:
     return token_row
 
 
+#: Issue 40: the URL names a ``play`` token (every token of a bot account) may reach.
+#: Anything else is refused with 403 ``token_scope``: an endpoint added later is closed to
+#: bots until it is named here (tests/accounts/test_bots.py walks every URL to check).
+PLAY_ALLOWED: frozenset[str] = frozenset(
+    {
+        # The tables: list and open, one table, sit down, leave, start, the seat's view,
+        # actions, conceding, the log and the record (games.urls).
+        "tables",
+        "table",
+        "table-join",
+        "table-leave",
+        "table-start",
+        "table-view",
+        "table-actions",
+        "table-concede",
+        "table-log",
+        "table-record",
+        # Invitations: a table's (the host invites), one's own, declining one.
+        "invitations",
+        "invitation-decline",
+        "table-invitations",
+        # The event stream and a table's stream (NDJSON).
+        "stream-events",
+        "table-stream",
+        # The account itself, to read only (PLAY_READ_ONLY), and the bot's own webhook.
+        "me",
+        "me-webhook",
+        "me-webhook-rotate",
+        # Public reads: players, head to head, leaderboards, a game's rating changes.
+        "player",
+        "player-history",
+        "player-versus",
+        "leaderboard",
+        "table-ratings",
+        # The OpenAPI schema.
+        "schema",
+    }
+)
+#: Of those, the ones a ``play`` token may only read (GET, HEAD, OPTIONS).
+PLAY_READ_ONLY: frozenset[str] = frozenset({"me"})
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class TokenScope(exceptions.PermissionDenied):
+    default_code = "token_scope"
+    default_detail = (
+        "This token may only play: the tables, invitations, the event streams, its own "
+        "webhook and public reads. Use an account token or the web site for the rest."
+    )
+
+
+def scope_allows(scope: str, url_name: str | None, method: str) -> bool:
+    """True when a token of ``scope`` may call ``method`` on the URL named ``url_name``.
+
+    An ``account`` token may call anything; a ``play`` token only the names
+    of ``PLAY_ALLOWED`` (reads only for ``PLAY_READ_ONLY``). A URL with no
+    name is refused to a ``play`` token.
+    """
+    if scope != ApiToken.Scope.PLAY:
+        return True
+    if url_name is None or url_name not in PLAY_ALLOWED:
+        return False
+    return url_name not in PLAY_READ_ONLY or method.upper() in _READS
+
+
+def _url_name(request: Request) -> str | None:
+    """The name of the URL ``request`` resolved to (without its namespace), if any."""
+    match = getattr(request._request, "resolver_match", None)
+    return None if match is None else match.url_name
+
+
 class TokenAuthentication(authentication.TokenAuthentication):
-    """``Authorization: Token <key>``, looked up by the key's SHA-256."""
+    """``Authorization: Token <key>``, looked up by the key's SHA-256.
+
+    A ``play`` token is refused (403 ``token_scope``) on every URL but
+    ``PLAY_ALLOWED``'s. The check needs the URL a request resolved to, so it
+    runs on DRF's requests only: the WebSocket handshake (``live.auth``) calls
+    this class with no URL, for the table sockets, which a ``play`` token may open.
+    """
+
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
+        found: tuple[User, ApiToken] | None = super().authenticate(request)
+        if found is not None and isinstance(request, Request):
+            token = found[1]
+            if not scope_allows(token.scope, _url_name(request), request.method or ""):
+                raise TokenScope()
+        return found
 
     def authenticate_credentials(self, key: str) -> tuple[User, ApiToken]:
         token = _token_with_user(token_digest(key))

@@ -58,3 +58,8 @@ def login_window_seconds() -> float:
 def login_known_address_days() -> int:
     """How long an address a username logged in from is exempt from that username's locks."""
     return int(settings.GAMENOOK_LOGIN_KNOWN_ADDRESS_DAYS)
+
+
+def bots_per_owner() -> int:
+    """Bot accounts one person may own, disabled ones included (issue 40)."""
+    return int(settings.GAMENOOK_BOTS_PER_OWNER)

@@ -35,6 +35,7 @@ import logging
 import math
 import secrets
 import time
+import unicodedata
 from typing import Any
 
 from celery import current_app
@@ -54,10 +55,10 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from games import away
 from games import selectors as games_selectors
 from games import services as games
-from games.errors import Conflict, NotFound, ServiceError
+from games.errors import Conflict, Forbidden, NotFound, ServiceError
 from notifications import services as notifications
 
-from . import backoff, conf, validators
+from . import backoff, conf, selectors, validators
 from .models import PREFIX_LENGTH, ApiToken, NameKey, PendingEmail, token_digest
 from .signals import credentials_changed_on_commit
 
@@ -612,12 +613,17 @@ def password_change(
 # Tokens
 
 
-def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
+def token_create(
+    *, user: User, name: str, scope: str = ApiToken.Scope.ACCOUNT
+) -> tuple[ApiToken, str]:
     """A new token for ``user`` named ``name``; returns it and its key (shown only now).
 
     A token of the same name is replaced (the client asked again); a user
-    holds at most ``MAX_TOKENS``.
+    holds at most ``MAX_TOKENS``. A bot account's tokens are ``play`` tokens
+    whatever ``scope`` asks (issue 40): nothing of an account is its bot's.
     """
+    if selectors.is_bot(user):
+        scope = ApiToken.Scope.PLAY
     key = secrets.token_urlsafe(32)
     with transaction.atomic():
         User.objects.select_for_update().filter(pk=user.pk).first()  # one creation at a time
@@ -628,7 +634,11 @@ def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
                 code="too_many_tokens",
             )
         token = ApiToken.objects.create(
-            user=user, name=name, prefix=key[:PREFIX_LENGTH], digest=token_digest(key)
+            user=user,
+            name=name,
+            scope=scope,
+            prefix=key[:PREFIX_LENGTH],
+            digest=token_digest(key),
         )
     return token, key
 
@@ -664,6 +674,10 @@ def user_deactivate(*, user: User) -> int:
         user.is_active = False
         tokens_revoke_all(user=user)
         credentials_changed_on_commit(user_id=user.pk, recheck=True)
+        # Issue 40: nobody answers for the bots of an account that is gone.
+        for bot in selectors.bots_of(owner=user):
+            if not bot.disabled:
+                _bot_switch(bot.user, disabled=True)
     return games.player_leave_all_tables(user=user)
 
 
@@ -690,3 +704,176 @@ def user_anonymise(*, user: User) -> User:
         NameKey.objects.filter(user=user).delete()
         notifications.preferences_forget(user)
     return user
+
+
+# ----------------------------------------------------------------------------
+# Bot accounts (issue 40)
+#
+# A bot account is a user with no password and no address, made by its owner, whose
+# tokens are ``play`` tokens (``authentication``). Its row is games' (``BotAccount``),
+# written through ``games.services``. Disabling it deactivates the user, so its tokens
+# stop at once, and tells the live sockets and streams (``credentials_changed``); it
+# is never deleted: its games keep its name.
+
+#: The name of the token a new bot account is given.
+FIRST_BOT_TOKEN_NAME = "first"  # noqa: S105 (a name, not a secret)
+#: The longest description of a bot account (``BotAccount.description``).
+BOT_DESCRIPTION_LENGTH = 200
+
+
+class BotNotAllowed(Forbidden):
+    code = "bots_not_allowed"
+    message = "This account may not make bot accounts."
+
+
+def _clean_description(description: str) -> str:
+    """``description`` stripped; ``ServiceError`` when too long or holding control characters."""
+    text = description.strip()
+    problem = None
+    if len(text) > BOT_DESCRIPTION_LENGTH:
+        problem = f"At most {BOT_DESCRIPTION_LENGTH} characters."
+    elif any(unicodedata.category(char) in {"Cc", "Cf", "Cs", "Co"} for char in text):
+        problem = "No control or invisible characters."
+    if problem:
+        raise ServiceError(
+            "The description is not acceptable.", code="invalid", fields={"description": [problem]}
+        )
+    return text
+
+
+def _may_own_bots(owner: User) -> None:
+    """Refuse an owner who is a bot, inactive, or has no confirmed address.
+
+    The confirmed address is the one ``notifications`` sends game mail to:
+    a person a moderator can reach answers for their bots.
+    """
+    if not owner.is_active or selectors.is_bot(owner):
+        raise BotNotAllowed("A bot account cannot make bot accounts.")
+    if not notifications.email_is_verified(owner):
+        raise BotNotAllowed(
+            "Confirm your e-mail address first: a bot account's owner must be reachable.",
+            code="email_not_confirmed",
+        )
+
+
+def bot_create(*, owner: User, username: str, description: str = "") -> tuple[User, str]:
+    """Make a bot account run by ``owner``; returns its user and a first token's key.
+
+    The key (a ``play`` token named ``FIRST_BOT_TOKEN_NAME``) is shown only now.
+    The name follows the sign-up rules (``validators``, one name per
+    ``NameKey``). Raises ``BotNotAllowed`` (403) for an owner who is a bot or
+    has no confirmed address, ``Conflict`` (``too_many_bots``) past
+    ``GAMENOOK_BOTS_PER_OWNER`` bots (disabled ones count), ``ServiceError``
+    (``invalid``, with ``fields``) for a refused or taken name or description.
+    """
+    text = _clean_description(description)
+    _may_own_bots(owner)
+    name, key = _clean_username(username)
+    limit = conf.bots_per_owner()
+    try:
+        with transaction.atomic():
+            User.objects.select_for_update().filter(pk=owner.pk).first()  # one at a time
+            if selectors.bot_count(owner=owner) >= limit:
+                raise Conflict(
+                    f"You have {limit} bot accounts, the most one person may have.",
+                    code="too_many_bots",
+                )
+            user = User.objects.create_user(username=name, email="", password=None)
+            NameKey.objects.create(user=user, key=key)
+            games.bot_account_register(owner=owner, user=user, description=text)
+            _token, token_key = token_create(
+                user=user, name=FIRST_BOT_TOKEN_NAME, scope=ApiToken.Scope.PLAY
+            )
+    except IntegrityError:
+        raise _taken_name() from None  # a twin request won the race for the name
+    logger.info("bot account %s made by %s", user.pk, owner.pk)
+    return user, token_key
+
+
+def _owned(owner: User, bot: User) -> None:
+    """Refuse, as "not found", a bot that is not ``owner``'s (or not a bot at all)."""
+    found = selectors.owner_of(bot)
+    if found is None or found.pk != owner.pk:
+        raise NotFound("No such bot account.")
+
+
+def bot_token_create(*, owner: User, bot: User, name: str) -> tuple[ApiToken, str]:
+    """A new ``play`` token for ``owner``'s ``bot``; returns it and its key (shown only now).
+
+    Refused with ``Conflict`` (``bot_disabled``) while the bot is disabled.
+    """
+    _owned(owner, bot)
+    if not User.objects.filter(pk=bot.pk, is_active=True).exists():
+        raise Conflict("This bot account is disabled: enable it first.", code="bot_disabled")
+    return token_create(user=bot, name=name, scope=ApiToken.Scope.PLAY)
+
+
+def bot_token_revoke(*, owner: User, bot: User, token_id: int) -> None:
+    """Revoke one of ``owner``'s ``bot``'s tokens; another's bot or token is not found."""
+    _owned(owner, bot)
+    token_revoke(user=bot, token_id=token_id)
+
+
+def bot_update(*, owner: User, bot: User, description: str) -> None:
+    """Change the description of ``owner``'s ``bot``."""
+    _owned(owner, bot)
+    games.bot_account_change(user_id=bot.pk, description=_clean_description(description))
+
+
+def _bot_switch(bot: User, *, disabled: bool, by_moderator: bool = False) -> None:
+    """Disable or enable ``bot``: its row and its user together, in the caller's transaction."""
+    games.bot_account_change(user_id=bot.pk, disabled=disabled, by_moderator=by_moderator)
+    User.objects.filter(pk=bot.pk).update(is_active=not disabled)
+    bot.is_active = not disabled
+    if disabled:
+        # The tokens are kept (enabling brings them back) but stop now; sockets and streams end.
+        credentials_changed_on_commit(user_id=bot.pk, recheck=True)
+
+
+def _may_switch(bot: User, by: User) -> User:
+    """``bot``'s owner, when ``by`` is that owner or staff; else ``NotFound``."""
+    owner = selectors.owner_of(bot)
+    if owner is None or (owner.pk != by.pk and not by.is_staff):
+        raise NotFound("No such bot account.")
+    return owner
+
+
+def bot_disable(bot: User, *, by: User, reason: str = "") -> bool:
+    """Disable ``bot``: ``disabled_at`` set, its user inactive, its tokens refused at once.
+
+    ``by`` is its owner (a pause: enabling it brings its tokens back) or a
+    moderator (staff), for whom the bot also leaves every running game, as
+    a deactivated user does. The bot's seats otherwise stay: its turns time
+    out under each table's policy, as anyone's. False when it was disabled already.
+    """
+    owner = _may_switch(bot, by)
+    with transaction.atomic():
+        if not User.objects.select_for_update().filter(pk=bot.pk, is_active=True).exists():
+            return False
+        _bot_switch(bot, disabled=True, by_moderator=by.pk != owner.pk)
+    logger.info("bot account %s disabled by %s: %s", bot.pk, by.pk, reason[:200])
+    if by.pk != owner.pk:
+        games.player_leave_all_tables(user=bot)
+    return True
+
+
+def bot_enable(bot: User, *, by: User) -> bool:
+    """Enable ``bot`` again (its tokens work again); False when it was enabled already.
+
+    Refused with ``Conflict`` (``owner_inactive``) while its owner's account
+    is deactivated.
+    """
+    owner = _may_switch(bot, by)
+    if not owner.is_active:
+        raise Conflict("The bot's owner is deactivated.", code="owner_inactive")
+    if not by.is_staff and games_selectors.bot_disabled_by_moderator(bot.pk):
+        raise Forbidden(
+            "A moderator disabled this bot: only a moderator may enable it again.",
+            code="disabled_by_moderator",
+        )
+    with transaction.atomic():
+        if User.objects.select_for_update().filter(pk=bot.pk, is_active=True).exists():
+            return False
+        _bot_switch(bot, disabled=False)
+    logger.info("bot account %s enabled by %s", bot.pk, by.pk)
+    return True

@@ -28,13 +28,14 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 
 from tabletop.ruleset import RuleError
 
 from . import away, rulesets, selectors, services
 from .admin_lookups import FilterLookupsOnly
 from .errors import ServiceError
-from .models import Away, Move, Seat, Table
+from .models import Away, BotAccount, Move, Seat, Table
 
 # Everything a moderation call can refuse with; shown as an admin error message.
 MODERATION_ERRORS = (ServiceError, RuleError, ValueError, Seat.DoesNotExist)
@@ -515,3 +516,43 @@ class AwayAdmin(FilterLookupsOnly[Away]):
             away.away_end(user=one.user, reason=Away.EndReason.MODERATOR)
             ended += 1
         self.message_user(request, f"{ended} time(s) away ended.")
+
+
+# ----------------------------------------------------------------------------
+# Bot accounts (issue 40): who runs each; disabling goes through accounts' page
+
+
+@admin.register(BotAccount)
+class BotAccountAdmin(FilterLookupsOnly[BotAccount]):
+    """Bot accounts with their owners. Read-only: the two actions send the selection to
+    the users' "disable" page (``accounts.admin``), which asks a reason and calls
+    accounts' services (games does not import accounts)."""
+
+    list_display = ("user", "owner", "created_at", "disabled_at", "description")
+    list_filter = (("disabled_at", admin.EmptyFieldListFilter),)
+    search_fields = ("user__username", "owner__username")
+    list_select_related = ("user", "owner")
+    fields = ("user", "owner", "description", "created_at", "disabled_at")
+    readonly_fields = fields
+    actions = ("disable_bots", "disable_bots_and_owners")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: BotAccount | None = None) -> bool:
+        return False  # never deleted: its games keep its name
+
+    def _disable_page(self, queryset: Any, *, owners: bool) -> HttpResponseRedirect:
+        ids = ",".join(str(pk) for pk in queryset.order_by("pk").values_list("pk", flat=True))
+        query = urlencode({"ids": ids, "owners": "1" if owners else "0"})
+        return HttpResponseRedirect(f"{reverse('admin:auth_user_bots_disable')}?{query}")
+
+    @admin.action(description="Disable the bot (asks for a reason)", permissions=["view"])
+    def disable_bots(self, request: HttpRequest, queryset: Any) -> HttpResponseRedirect:
+        return self._disable_page(queryset, owners=False)
+
+    @admin.action(
+        description="Disable the bot and its owner (asks for a reason)", permissions=["view"]
+    )
+    def disable_bots_and_owners(self, request: HttpRequest, queryset: Any) -> HttpResponseRedirect:
+        return self._disable_page(queryset, owners=True)

@@ -76,3 +76,8 @@ def away_days_per_year() -> int:
 def reliability_days() -> int:
     """The window of the reliability record (issue 39), in days."""
     return int(settings.GAMENOOK_RELIABILITY_DAYS)
+
+
+def bot_games_per_day() -> int:
+    """How many games with no person at them one bot account may start in 24 hours (issue 40)."""
+    return int(settings.GAMENOOK_BOT_GAMES_PER_DAY)

@@ -58,3 +58,18 @@ class InvalidSocket(ServiceError):
         "X-Gamenook-Socket must be the id a socket at this table sent in its hello frame:"
         " 16 to 64 letters, digits, '-' or '_'."
     )
+
+
+class BotGamesCapped(ServiceError):
+    """Issue 40: a game with no person at it may not start yet (``GAMENOOK_BOT_GAMES_PER_DAY``).
+
+    ``retry_after``: seconds until it may (the API's ``Retry-After``).
+    """
+
+    status = 429
+    code = "bot_games_capped"
+    message = "A bot account at this table has played as many games between bots as one may today."
+
+    def __init__(self, message: str | None = None, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

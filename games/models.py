@@ -490,6 +490,8 @@ class BotAccount(models.Model):
     description = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     disabled_at = models.DateTimeField(null=True, blank=True)
+    # Disabled by a moderator (not its owner): only a moderator may enable it again.
+    disabled_by_moderator = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["owner", "created_at"]

@@ -35,7 +35,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Field, JSONField, Model
 
-from .models import Seat, Table
+from .models import BotAccount, Seat, Table
 
 Converter = Callable[[Any, Any, Any], Any]
 
@@ -451,6 +451,17 @@ class UpdateMany:
 _SEAT, _TABLE, _USER = Columns(Seat), Columns(Table), Columns(User)
 _SEATS_SQL: dict[tuple[str, bool, str], str] = {}
 
+#: The attribute ``seats_with_table`` sets on each seat it reads: True when the seat's
+#: player is a bot account (issue 40), read in the same statement (``bot_account_of``).
+BOT_ACCOUNT = "_gamenook_bot_account"
+
+
+def bot_account_of(seat: Seat) -> bool | None:
+    """Whether ``seat``'s player is a bot account, when ``seats_with_table`` read it; None
+    for a seat read another way."""
+    known: bool | None = getattr(seat, BOT_ACCOUNT, None)
+    return known
+
 
 def _column(model: type[Model], name: str) -> str:
     return f"{quote(model._meta.db_table)}.{column_of(model._meta.get_field(name))}"
@@ -461,7 +472,14 @@ def _seats_sql(*, lock: bool, also: str) -> str:
     sql = _SEATS_SQL.get(key)
     if sql is None:
         table, user = quote(_TABLE.table), quote(_USER.table)
-        select = f"{_SEAT.sql()}, {_TABLE.sql()}, {_USER.sql()}" + (f", ({also})" if also else "")
+        bot = (
+            f"EXISTS (SELECT 1 FROM {quote(BotAccount._meta.db_table)} AS bot"  # noqa: S608
+            f" WHERE bot.{column_of(BotAccount._meta.get_field('user'))}"
+            f" = {_column(Seat, 'user')})"
+        )
+        select = f"{_SEAT.sql()}, {_TABLE.sql()}, {_USER.sql()}, {bot}" + (
+            f", ({also})" if also else ""
+        )
         sql = (
             f"SELECT {select} FROM {quote(_SEAT.table)}"  # noqa: S608 (names from the metadata)
             f" INNER JOIN {table} ON ({_column(Seat, 'table')} = {_column(Table, 'id')})"
@@ -485,7 +503,8 @@ def seats_with_table(
     One statement, the ORM's
     ``Seat.objects.select_related("table", "user").filter(table_id=...)``;
     ``lock``: with ``select_for_update(of=("table",))``, the table row alone
-    locked. Every seat holds the same ``Table`` instance. ``also``: a scalar
+    locked. Every seat holds the same ``Table`` instance, and says whether its
+    player is a bot account (``bot_account_of``). ``also``: a scalar
     subquery (SQL with no parameters, nothing from outside) read in the same
     statement, returned beside the seats (None without seats or ``also``).
     """
@@ -494,11 +513,13 @@ def seats_with_table(
     table: Table | None = None
     user_at = _SEAT.width + _TABLE.width
     user_pk = user_at + next(i for i, f in enumerate(_USER.fields) if f.primary_key)
+    bot_at = user_at + _USER.width
     for row in found:
         seat: Seat = _SEAT.load(row)
         if table is None:
             table = _TABLE.load(row, _SEAT.width)
         cache_related(seat, "table", table)
         cache_related(seat, "user", None if row[user_pk] is None else _USER.load(row, user_at))
+        setattr(seat, BOT_ACCOUNT, bool(row[bot_at]))
         seats.append(seat)
     return seats, (found[0][-1] if found and also else None)

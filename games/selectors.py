@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,7 +21,7 @@ from tabletop.ruleset import RuleError as RuleError
 
 from . import conf, rows, rulesets
 from .errors import Conflict, Forbidden, NotFound
-from .models import Connection, Move, Seat, Table
+from .models import BotAccount, Connection, Invitation, Move, Seat, Table
 
 
 def table_get(table_id: int) -> Table:
@@ -767,6 +767,9 @@ def table_lobby_digest(table_id: int) -> str:
     text = ";".join(
         f"{n}:{u}:{b}" for n, u, b in rows.values_list("number", "user_id", "bot_level")
     )
+    # Issue 40: the host's page lists the table's invitations, which come and go too.
+    invited = Invitation.objects.filter(table_id=table_id).order_by("pk")
+    text += "|" + ";".join(f"{i}:{s}" for i, s in invited.values_list("pk", "status"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -1456,3 +1459,207 @@ def think_times(user_id: int, *, tables: int = 50) -> dict[str, list[float]]:
             out.setdefault(mode, []).append((created_at - previous[1]).total_seconds())
         previous = (table_id, created_at)
     return out
+
+
+# Issue 40: bot accounts and invitations. Other layers ask here whether a user is a
+# bot account (they may not import games.models).
+
+
+def bot_account_ids(user_ids: Iterable[int]) -> set[int]:
+    """The ids among ``user_ids`` that are bot accounts, disabled ones too, in one query.
+
+    One query for a whole page of names, so that marking each name BOT costs
+    nothing per name. An empty ``user_ids`` costs no query.
+    """
+    wanted = {user_id for user_id in user_ids if user_id is not None}
+    if not wanted:
+        return set()
+    return set(BotAccount.objects.filter(user_id__in=wanted).values_list("user_id", flat=True))
+
+
+def seats_bot_accounts(seats: Iterable[Seat]) -> set[int]:
+    """The users of ``seats`` that are bot accounts: read with the seats when they came
+    from ``table_with_seats`` (no query), else in one query."""
+    seats = list(seats)
+    known = [rows.bot_account_of(seat) for seat in seats]
+    if all(flag is not None for flag in known):
+        return {
+            seat.user_id
+            for seat, flag in zip(seats, known, strict=True)
+            if flag and seat.user_id is not None
+        }
+    return bot_account_ids(seat.user_id for seat in seats if seat.user_id is not None)
+
+
+def bot_account_users() -> QuerySet[BotAccount, Any]:
+    """The ids of every bot account, as a subquery (``user_id__in=...``) for the layers that
+    may not read ``games.models`` (the leaderboards: people apart from bot accounts)."""
+    return BotAccount.objects.values("user_id")
+
+
+def is_bot_account(user_id: int) -> bool:
+    """True when ``user_id`` is a bot account (a disabled one too)."""
+    return BotAccount.objects.filter(user_id=user_id).exists()
+
+
+def bot_owner(user_id: int) -> User | None:
+    """The person who runs the bot account ``user_id``; None when it is not a bot account."""
+    bot = BotAccount.objects.select_related("owner").filter(user_id=user_id).first()
+    return None if bot is None else bot.owner
+
+
+def bot_owners(user_ids: Iterable[int]) -> dict[int, str]:
+    """The owner's username of each bot account among ``user_ids``, in one query.
+
+    People are left out, so ``user_id in bot_owners(...)`` also says BOT.
+    """
+    wanted = {user_id for user_id in user_ids if user_id is not None}
+    if not wanted:
+        return {}
+    return dict(
+        BotAccount.objects.filter(user_id__in=wanted).values_list("user_id", "owner__username")
+    )
+
+
+def bot_owners_by_name(usernames: Iterable[str]) -> dict[str, str]:
+    """The owner's username of each bot account among ``usernames``, in one query."""
+    wanted = {name for name in usernames if name}
+    if not wanted:
+        return {}
+    return dict(
+        BotAccount.objects.filter(user__username__in=wanted).values_list(
+            "user__username", "owner__username"
+        )
+    )
+
+
+@dataclass(frozen=True)
+class InvitationFacts:
+    """A pending invitation as its invitee sees it: where, which game, from whom."""
+
+    id: int
+    table_id: int
+    game: str
+    host: str
+    seat_count: int
+    created_at: datetime
+
+
+def _pending_for(user_id: int) -> QuerySet[Invitation]:
+    return Invitation.objects.filter(
+        user_id=user_id, status=Invitation.Status.PENDING, table__status=Table.Status.LOBBY
+    )
+
+
+def invitations_pending_count(user_id: int) -> int:
+    """How many pending invitations ``user_id`` has (``invitations_pending``'s length)."""
+    return _pending_for(user_id).count()
+
+
+def invitations_pending(
+    user_id: int, *, limit: int | None = None, offset: int = 0
+) -> list[InvitationFacts]:
+    """``user_id``'s pending invitations to tables still in the lobby, newest first.
+
+    An invitation to a table that has started or closed is not pending any
+    more even if its row has not been withdrawn yet (the lapse runs in the
+    same transaction as the start; this is the belt to that brace).
+    ``limit``/``offset``: one page of them (None: all).
+    """
+    end = None if limit is None else offset + limit
+    rows_ = (
+        _pending_for(user_id)
+        .order_by("-created_at", "-pk")
+        .values_list(
+            "pk",
+            "table_id",
+            "table__game",
+            "table__host__username",
+            "table__seat_count",
+            "created_at",
+        )[offset:end]
+    )
+    return [InvitationFacts(*row) for row in rows_]
+
+
+def table_invitations(table_id: int, *, pending: bool = False) -> QuerySet[Invitation]:
+    """Every invitation of the table (``pending``: those pending only), newest first, with
+    its invitee (the host's list)."""
+    found = Invitation.objects.filter(table_id=table_id)
+    if pending:
+        found = found.filter(status=Invitation.Status.PENDING)
+    return found.select_related("user").order_by("-created_at", "-pk")
+
+
+# Issue 40: what the NDJSON streams read (live.streams), read-only.
+
+
+@dataclass(frozen=True)
+class TurnNow:
+    """A running table where it is a user's seat's turn now (the event stream's hello)."""
+
+    table_id: int
+    game: str
+    seq: int
+    turn: int
+    seat: int
+    deadline_at: datetime | None
+
+
+def turns_now(user_id: int) -> list[TurnNow]:
+    """Every running table, of any mode, where it is ``user_id``'s seat's turn, in one query.
+
+    Unlike ``turns_awaiting`` (who is to be reminded) a seat played for the
+    moment by the autopilot or away counts: the turn is still the user's.
+    """
+    found = (
+        Seat.objects.filter(
+            user_id=user_id,
+            left_at__isnull=True,
+            table__status=Table.Status.ACTIVE,
+            table__to_act=F("number"),
+        )
+        .order_by("table_id")
+        .values_list(
+            "table_id", "table__game", "table__seq", "table__turn", "number", "table__deadline_at"
+        )
+    )
+    return [TurnNow(*row) for row in found]
+
+
+@dataclass(frozen=True)
+class LogRead:
+    """Some moves of a table as read once, for the log entries of any seat or watcher."""
+
+    table: Table
+    moves: list[Move]
+    stand_ins: dict[int, StandIn]
+
+    def entries(self, seat: int | None) -> list[dict[str, Any]]:
+        """``table_log``'s entries of these moves as ``seat`` (None: a watcher) may see them."""
+        events_view = ruleset_of(self.table).events_view
+        return [
+            {
+                "seq": move.seq,
+                "round": move.round,
+                "seat": move.seat,
+                "action": move.action,
+                "source": move.source,
+                "stand_in": self.stand_ins.get(move.seq),
+                "created_at": move.created_at,
+                "events": events_view(move.payload["events"], seat),
+            }
+            for move in self.moves
+        ]
+
+
+def table_log_read(table: Table, *, after: int = 0) -> LogRead:
+    """The moves of ``table`` after seq ``after``, read once for every seat's entries:
+    the streams of one process share it (``table_log`` reads them again for each seat)."""
+    moves = list(table.moves.filter(seq__gt=after).order_by("seq"))
+    return LogRead(table, moves, move_stand_ins(table, moves, whole_log=after == 0))
+
+
+def bot_disabled_by_moderator(user_id: int) -> bool:
+    """Whether bot account ``user_id`` was disabled by a moderator (not by its owner)."""
+    return BotAccount.objects.filter(user_id=user_id, disabled_by_moderator=True).exists()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -24,18 +25,19 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from tabletop import realtime
 from tabletop.ruleset import Action, GameState, RuleError, Ruleset
 
 from . import away, conf, limits, rows, rulesets
-from .errors import Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
-from .models import Connection, IdempotencyKey, Move, Seat, Table
+from .errors import BotGamesCapped, Conflict, Forbidden, InvalidSocket, NotFound, StaleSequence
+from .models import BotAccount, Connection, IdempotencyKey, Invitation, Move, Seat, Table
 from .selectors import (
     SeatFacts,
     Tally,
+    bot_account_ids,
     last_call_lead,
     reliability,
     seat_facts_of,
@@ -43,7 +45,7 @@ from .selectors import (
     table_state,
     turn_tallies,
 )
-from .signals import seat_held, table_changed
+from .signals import invitation_made, seat_held, table_changed
 
 logger = logging.getLogger(__name__)
 
@@ -1064,6 +1066,7 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     autopilot: bool = True,
     rated: bool = True,
     min_reliability: int = 0,
+    bot_accounts: str = Table.BotAccounts.INVITED,
     **option_values: Any,
 ) -> Table:
     """Open a table of ``game`` in the lobby with the host in seat 0.
@@ -1078,7 +1081,11 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
     its deadline like anyone's (real-time tables have no autopilot). ``rated``:
     the game moves its players' ratings (issue 39); ``min_reliability``: the
     reliability, in percent, a player needs to join (``selectors.reliability``).
+    ``bot_accounts``: whether bot accounts may join (issue 40): ``refused``,
+    ``invited`` (only those the host invites, the default) or ``welcome``.
     """
+    if bot_accounts not in Table.BotAccounts.values:
+        raise ValueError("bot accounts are refused, invited or welcome")
     if type(min_reliability) is not int or not 0 <= min_reliability <= 100:  # noqa: PLR2004 (percent)
         raise ValueError("the minimum reliability is a whole number of percent from 0 to 100")
     try:
@@ -1109,6 +1116,7 @@ def table_create(  # noqa: PLR0913 (one keyword per option a host picks, as the 
             autopilot=bool(autopilot) and move_seconds is None,
             rated=bool(rated),
             min_reliability=min_reliability,
+            bot_accounts=bot_accounts,
         )
         Seat.objects.create(table=table, number=0, user=host)
     return table
@@ -1140,6 +1148,7 @@ def table_join(*, table_id: int, user: User) -> Seat:
         table = _lobby_locked(table_id)
         if table.seats.filter(user=user).exists():
             raise Conflict("You already hold a seat at this table.", code="already_seated")
+        _check_bot_account_may_join(table, user)
         if table.min_reliability:
             record = reliability([user.pk])[user.pk]
             if not record.meets(table.min_reliability):
@@ -1150,7 +1159,38 @@ def table_join(*, table_id: int, user: User) -> Seat:
                 )
         limits.check_open_tables(user)
         limits.check_running_tables(user)
-        return _take_seat(table, user=user)
+        seat = _take_seat(table, user=user)
+        # Joining accepts the user's invitation to this table, if they had one.
+        Invitation.objects.filter(table=table, user=user, status=Invitation.Status.PENDING).update(
+            status=Invitation.Status.ACCEPTED, answered_at=timezone.now()
+        )
+        return seat
+
+
+def _check_bot_account_may_join(table: Table, user: User) -> None:
+    """Refuse a bot account the table does not admit (``Table.bot_accounts``, issue 40).
+
+    People are not concerned. A disabled bot account cannot sign in, but a
+    caller holding its user (a script, the admin) is refused here too.
+    """
+    bot = BotAccount.objects.filter(user_id=user.pk).values_list("disabled_at", flat=True)
+    if not bot:
+        return
+    if bot[0] is not None or not user.is_active:
+        raise Forbidden("This bot account is disabled.", code="bot_account_disabled")
+    if table.bot_accounts == Table.BotAccounts.REFUSED:
+        raise Forbidden(
+            "This table does not admit bot accounts: its host chose people only.",
+            code="bot_accounts_refused",
+        )
+    if table.bot_accounts == Table.BotAccounts.INVITED and not (
+        Invitation.objects.filter(table=table, user=user, status=Invitation.Status.PENDING).exists()
+    ):
+        raise Forbidden(
+            "This table admits only the bot accounts its host invited; ask the host for "
+            "an invitation.",
+            code="invitation_needed",
+        )
 
 
 def table_add_bot(*, table_id: int, user: User, level: str) -> Seat:
@@ -1179,6 +1219,7 @@ def table_leave_lobby(*, table_id: int, user: User) -> None:
             table.status = Table.Status.ABORTED
             table.finished_at = timezone.now()
             table.save(update_fields=["status", "finished_at", "updated_at"])
+            _invitations_lapse(table)
 
 
 def _give_up_seat(table: Table, seat: Seat) -> None:
@@ -1214,7 +1255,9 @@ def table_remove_bot(*, table_id: int, user: User, number: int) -> None:
 def table_start(*, table_id: int, user: User) -> MoveResult:
     """Deal the first round. Only the host; at least two seats filled.
 
-    Refused when the host plays as many running games as one player may.
+    Refused when the host plays as many running games as one player may, and
+    a game with no person at it when a bot account of it is at the day's cap
+    (``_check_bot_games_cap``). The table's pending invitations lapse.
     """
     with transaction.atomic():
         limits.lock_user(user)
@@ -1222,6 +1265,7 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         if table.host_id != user.pk:
             raise Forbidden("Only the host can start the game.", code="not_host")
         limits.check_running_tables(user)
+        _check_bot_games_cap(table)
         rules = ruleset_of(table)
         try:
             # The game decides how many players it takes; its other options were
@@ -1249,6 +1293,7 @@ def table_start(*, table_id: int, user: User) -> MoveResult:
         table.status = Table.Status.ACTIVE
         table.started_at = timezone.now()
         _seats_take_settings(table)
+        _invitations_lapse(table)
         new_turn = _save_snapshot(table, None, state)
         _commit_locked(table, new_turn=new_turn, fields=[*_SNAPSHOT_FIELDS, "started_at"])
         return MoveResult(table=table, state=state, events=events, moves=[move])
@@ -1269,6 +1314,56 @@ def _seats_take_settings(table: Table) -> None:
             seat.save(update_fields=["player_away", "autopilot", "autopilot_until", "forced_moves"])
 
 
+def _check_bot_games_cap(table: Table) -> None:
+    """Refuse to start a game with no person at it when one of its bot accounts is at the
+    day's cap (``GAMENOOK_BOT_GAMES_PER_DAY``, issue 40): 429 ``bot_games_capped``.
+
+    Such a game is one whose seats are all bot accounts or built-in bots; the
+    cap counts, per bot account, the such games it sat at that started in the
+    last 24 hours. ``Retry-After`` is when the first of its bots drops under it.
+    """
+    seats = list(table.seats.values_list("user_id", "previous_user_id"))
+    users = {user_id for user_id, _ in seats if user_id is not None}
+    bots = bot_account_ids(users)
+    if users - bots or any(previous is not None for _, previous in seats) or not bots:
+        return  # a person plays (or played) here, or no bot account does
+    cap = conf.bot_games_per_day()
+    now = timezone.now()
+    since = now - _BOT_GAMES_WINDOW
+    waits = []
+    for bot_id in sorted(bots):
+        started = _bot_games_started(bot_id, since)
+        if len(started) >= cap:
+            # It may play again when enough of them have left the window.
+            frees_at = started[len(started) - cap] + _BOT_GAMES_WINDOW
+            waits.append(max(1, math.ceil((frees_at - now).total_seconds())))
+    if waits:
+        raise BotGamesCapped(
+            f"A bot account at this table has played {cap} games with no person at the "
+            "table in the last 24 hours, as many as one may; try again later or invite "
+            "a person.",
+            retry_after=max(waits),
+        )
+
+
+_BOT_GAMES_WINDOW = timedelta(hours=24)
+
+
+def _bot_games_started(bot_id: int, since: datetime) -> list[datetime]:
+    """When the games with no person at them that ``bot_id`` sat at started, since
+    ``since``, oldest first."""
+    person = Seat.objects.filter(table_id=OuterRef("table_id")).filter(
+        Q(user__isnull=False, user__bot_account__isnull=True) | Q(previous_user__isnull=False)
+    )
+    started = (
+        Seat.objects.filter(user_id=bot_id, table__started_at__gte=since)
+        .exclude(Exists(person))
+        .order_by("table__started_at")
+        .values_list("table__started_at", flat=True)
+    )
+    return [instant for instant in started if instant is not None]
+
+
 def lock_and_mark_presence(table_id: int) -> Table | None:
     """Lock a running table whose seats' public facts are about to change (``games.away``)
     and count the change, signalled on commit; None when no game runs there. Call it in
@@ -1278,6 +1373,99 @@ def lock_and_mark_presence(table_id: int) -> Table | None:
         return None
     _presence_changed(table)
     return table
+
+
+# ----------------------------------------------------------------------------
+# Invitations (issue 40)
+
+#: How many invitations one table may have pending at once: a host invites the few
+#: players they want, never a crowd.
+MAX_PENDING_INVITATIONS = 20
+
+
+def invitation_create(*, table_id: int, host: User, username: str) -> Invitation:
+    """The host of a table in the lobby invites ``username`` (a person or a bot account).
+
+    Locks the host's row, then the table's (the lobby's order). Refused for
+    anyone but the host (403 ``not_host``), a table that has started or
+    closed (409 ``not_in_lobby``) or is full (409 ``table_full``), an unknown
+    or disabled name (404 ``no_such_user``), oneself (409 ``invite_self``),
+    someone seated already (409 ``already_seated``) or invited already (409
+    ``already_invited``), a bot account at a table that refuses them (403
+    ``bot_accounts_refused``). ``invitation_made`` is sent on commit.
+    """
+    with transaction.atomic():
+        limits.lock_user(host)
+        table = _lobby_locked(table_id)
+        if table.host_id != host.pk:
+            raise Forbidden("Only the host can invite players to this table.", code="not_host")
+        invitee = User.objects.filter(username=username, is_active=True).first()
+        if invitee is None:
+            raise NotFound("No player has that name.", code="no_such_user")
+        if invitee.pk == host.pk:
+            raise Conflict("You already sit at your own table.", code="invite_self")
+        seated = list(table.seats.values_list("user_id", flat=True))
+        if invitee.pk in seated:
+            raise Conflict("That player already holds a seat here.", code="already_seated")
+        if len(seated) >= table.seat_count:
+            raise Conflict("Every seat at this table is taken.", code="table_full")
+        if table.bot_accounts == Table.BotAccounts.REFUSED and bot_account_ids([invitee.pk]):
+            raise Forbidden(
+                "This table does not admit bot accounts: its host chose people only.",
+                code="bot_accounts_refused",
+            )
+        pending = Invitation.objects.filter(table=table, status=Invitation.Status.PENDING)
+        if pending.filter(user=invitee).exists():
+            raise Conflict(
+                "That player has an invitation to this table already.", code="already_invited"
+            )
+        if pending.count() >= MAX_PENDING_INVITATIONS:
+            raise Conflict(
+                f"A table may have {MAX_PENDING_INVITATIONS} invitations waiting at once; "
+                "wait for some answers first.",
+                code="too_many_invitations",
+            )
+        invitation = Invitation.objects.create(table=table, user=invitee, invited_by=host)
+        invitation_id, invitee_id = invitation.pk, invitee.pk
+        transaction.on_commit(
+            lambda: invitation_made.send(
+                sender=Invitation,
+                invitation_id=invitation_id,
+                table_id=table_id,
+                user_id=invitee_id,
+            )
+        )
+        return invitation
+
+
+def invitation_decline(*, invitation_id: int, user: User) -> Invitation:
+    """``user`` declines their pending invitation ``invitation_id``.
+
+    Someone else's invitation is not found (404 ``no_such_invitation``), as
+    one that does not exist: its id says nothing. One already answered, or
+    lapsed, is a 409 ``invitation_answered``.
+    """
+    with transaction.atomic():
+        invitation = (
+            Invitation.objects.select_for_update().filter(pk=invitation_id, user_id=user.pk).first()
+        )
+        if invitation is None:
+            raise NotFound("You have no invitation with that id.", code="no_such_invitation")
+        if invitation.status != Invitation.Status.PENDING:
+            raise Conflict(
+                f"That invitation is {invitation.status} already.", code="invitation_answered"
+            )
+        invitation.status = Invitation.Status.DECLINED
+        invitation.answered_at = timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+        return invitation
+
+
+def _invitations_lapse(table: Table) -> None:
+    """The table started or closed: its pending invitations are withdrawn."""
+    Invitation.objects.filter(table=table, status=Invitation.Status.PENDING).update(
+        status=Invitation.Status.WITHDRAWN, answered_at=timezone.now()
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -1302,6 +1490,7 @@ def table_abort(*, table_id: int) -> Table:
         )
         table.status = Table.Status.ABORTED
         table.finished_at = timezone.now()
+        _invitations_lapse(table)
         table.deadline_at = table.remind_at = table.turn_started_at = None
         table.last_call_at = None
         table.to_act = None
@@ -1509,3 +1698,36 @@ def table_tally(
             seat.stand_in_turns = tally.stand_in_turns
         Seat.objects.bulk_update(seats, ["turns", "timeouts", "stand_in_turns"])
         return seats
+
+
+# ----------------------------------------------------------------------------
+# Bot accounts (issue 40): ``accounts.services`` makes the user and decides; these write
+# the row, which only games may touch.
+
+
+def bot_account_register(*, owner: User, user: User, description: str = "") -> BotAccount:
+    """``user`` becomes a bot account run by ``owner``; in the caller's transaction."""
+    return BotAccount.objects.create(user=user, owner=owner, description=description)
+
+
+def bot_account_change(
+    *,
+    user_id: int,
+    description: str | None = None,
+    disabled: bool | None = None,
+    by_moderator: bool = False,
+) -> None:
+    """Change a bot account's description, or disable it (``disabled_at`` now) or enable it.
+
+    None leaves a field as it is. ``accounts.services`` deactivates the user with it.
+    A bot a moderator disabled (``by_moderator``) is marked so: its owner may not
+    enable it again (``accounts.services.bot_enable``).
+    """
+    changes: dict[str, Any] = {}
+    if description is not None:
+        changes["description"] = description
+    if disabled is not None:
+        changes["disabled_at"] = timezone.now() if disabled else None
+        changes["disabled_by_moderator"] = bool(disabled and by_moderator)
+    if changes:
+        BotAccount.objects.filter(user_id=user_id).update(**changes)

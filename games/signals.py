@@ -36,3 +36,8 @@ table_changed = Signal()
 #: A player's last connection to a real-time table closed: ``table_id``, ``seat``
 #: (its number) and ``until``, the instant the hold ends (``services.seat_hold_expire``).
 seat_held = Signal()
+
+#: Issue 40: a host invited a user to a seat. Sent from ``transaction.on_commit`` by
+#: ``services.invitation_create`` with ``invitation_id``, ``table_id`` and ``user_id``
+#: (the invitee); ``live`` tells the invitee's event streams, ``notifications`` its webhook.
+invitation_made = Signal()

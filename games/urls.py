@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, path
 
 # Importing the API registers the <id:...> converter (games.apis.common).
-from .apis import tables
+from .apis import invitations, tables
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/", tables.TableListApi.as_view(), name="tables"),
@@ -22,4 +22,15 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tables/<id:table_id>/concede/", tables.TableConcedeApi.as_view(), name="table-concede"),
     path("tables/<id:table_id>/log/", tables.TableLogApi.as_view(), name="table-log"),
     path("tables/<id:table_id>/record/", tables.TableRecordApi.as_view(), name="table-record"),
+    path(
+        "tables/<id:table_id>/invitations/",
+        invitations.TableInvitationsApi.as_view(),
+        name="table-invitations",
+    ),
+    path("invitations/", invitations.InvitationListApi.as_view(), name="invitations"),
+    path(
+        "invitations/<id:invitation_id>/decline/",
+        invitations.InvitationDeclineApi.as_view(),
+        name="invitation-decline",
+    ),
 ]

@@ -14,6 +14,7 @@ tables do (``turn_by_turn``, ``real_time``); the ratings keep theirs
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from typing import Any
 
@@ -53,6 +54,10 @@ RATING_MODES = {api: mode for mode, api in API_MODES.items()}
 USERNAME_MAX = 150
 
 LEVELS = [level for level, _ in BOT_LEVELS]
+
+#: A leaderboard's ``?players=``: people (the default), or bot accounts on their own ladder.
+PEOPLE, BOTS = "people", "bots"
+PLAYER_KINDS = [PEOPLE, BOTS]
 
 
 def _errors(*codes: int) -> dict[int, Any]:
@@ -242,6 +247,13 @@ class RecentGameOutputSerializer(serializers.Serializer[Any]):
 @extend_schema_serializer(component_name="Player")
 class PlayerOutputSerializer(serializers.Serializer[Any]):
     username = serializers.CharField()
+    bot_account = serializers.BooleanField(
+        help_text="True for a bot account: a program a person runs (shown BOT), rated on "
+        "its own leaderboards (?players=bots)."
+    )
+    owner = serializers.CharField(
+        allow_null=True, help_text="A bot account's owner, who runs it; null for a person."
+    )
     ratings = RatingOutputSerializer(
         many=True, help_text="Each ladder they have a rating on, most games first."
     )
@@ -297,8 +309,11 @@ class PlayerApi(APIView):
     )
     def get(self, request: Request, username: str) -> Response:
         user = _player(username)
+        owner = games_selectors.bot_owner(user.pk)
         body = {
             "username": user.username,
+            "bot_account": owner is not None,
+            "owner": None if owner is None else owner.username,
             "ratings": ratings_selectors.ratings_of(user),
             "reliability": _reliability(user),
             "win_rates": ratings_selectors.win_rates_by_size(user),
@@ -440,6 +455,9 @@ class PlayerVersusApi(APIView):
 class EntryOutputSerializer(serializers.Serializer[Any]):
     position = serializers.IntegerField(help_text="1 is the best.")
     username = serializers.CharField()
+    bot_account = serializers.BooleanField(
+        help_text="True on the bot accounts' leaderboard (?players=bots), false on the people's."
+    )
     rating = serializers.IntegerField()
     games = serializers.IntegerField()
     last_game_at = serializers.DateTimeField(allow_null=True)
@@ -469,6 +487,10 @@ class LeaderboardOutputSerializer(serializers.Serializer[Any]):
         help_text="A player is listed with a rated game in this many days "
         "(GAMENOOK_LEADERBOARD_ACTIVE_DAYS); provisional ratings are left out."
     )
+    players = serializers.ChoiceField(
+        choices=PLAYER_KINDS,
+        help_text="people: the leaderboard of people; bots: of bot accounts, their own ladder.",
+    )
     next = serializers.URLField(allow_null=True, help_text="The next page; null on the last.")
     previous = serializers.URLField(
         allow_null=True, help_text="The page before; null on the first."
@@ -488,6 +510,13 @@ class LeaderboardApi(APIView):
 
     class FilterSerializer(serializers.Serializer[Any]):
         rules = _rules_field(required=False, default=Rules.STANDARD.value)
+        players = serializers.ChoiceField(
+            choices=PLAYER_KINDS,
+            required=False,
+            default=PEOPLE,
+            help_text="people (the default) or bots: bot accounts are rated apart from people "
+            "and listed on their own leaderboard.",
+        )
         page = QueryIntegerField(required=False, default=1, min_value=1, max_value=INT_MAX)
         size = QueryIntegerField(required=False, default=50, min_value=1, max_value=100)
 
@@ -511,8 +540,9 @@ class LeaderboardApi(APIView):
         params = parse_query(self.FilterSerializer, request.query_params)
         rating_mode = RATING_MODES[ladder["mode"]]
         page, size, rules = params["page"], params["size"], params["rules"]
+        players = params["players"]
         entries, more = ratings_selectors.leaderboard(
-            (ladder["game"], rating_mode, rules), page=page, size=size
+            (ladder["game"], rating_mode, rules), page=page, size=size, bot_accounts=players == BOTS
         )
         bots = [
             {
@@ -527,7 +557,8 @@ class LeaderboardApi(APIView):
         ]
 
         def link(number: int) -> str:
-            query = urlencode({"rules": rules, "page": number, "size": size})
+            kept = {"players": players} if players == BOTS else {}
+            query = urlencode({"rules": rules, **kept, "page": number, "size": size})
             return request.build_absolute_uri(f"{request.path}?{query}")
 
         body = {
@@ -538,9 +569,12 @@ class LeaderboardApi(APIView):
             "size": size,
             "min_games": conf.leaderboard_min_games(),
             "active_days": conf.leaderboard_active_days(),
+            "players": players,
             "next": link(page + 1) if more and page < INT_MAX else None,
             "previous": link(page - 1) if page > 1 else None,
-            "results": entries,
+            "results": [
+                {**dataclasses.asdict(entry), "bot_account": players == BOTS} for entry in entries
+            ],
             "bots": bots,
         }
         return Response(LeaderboardOutputSerializer(body).data)
@@ -563,6 +597,9 @@ class SeatChangeOutputSerializer(serializers.Serializer[Any]):
         choices=LEVELS,
         allow_null=True,
         help_text="A bot's own seat: the level whose rating moved; null for a person's.",
+    )
+    bot_account = serializers.BooleanField(
+        help_text="True when username is a bot account's (a program a person runs)."
     )
     rating = serializers.IntegerField(help_text="The seat's rating after the game.")
     change = serializers.IntegerField(help_text="What the game did to it.")
@@ -600,6 +637,7 @@ class TableRatingsApi(APIView):
             )
         changes = ratings_selectors.table_changes(table.pk)
         names = games_selectors.seat_names(rows)
+        bot_accounts = games_selectors.seats_bot_accounts(rows)
         seats = []
         for seat in sorted(rows, key=lambda one: one.number):
             change = changes.get(seat.number)
@@ -613,6 +651,7 @@ class TableRatingsApi(APIView):
                     "name": names[seat.number],
                     "username": None if person is None else person.username,
                     "bot_level": (seat.bot_level or None) if person is None else None,
+                    "bot_account": seat.user_id in bot_accounts,
                     "rating": change.rating,
                     "change": change.change,
                     "provisional": change.provisional,

@@ -9,6 +9,8 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from games import selectors as games_selectors
+
 from . import conf, model
 from .models import Rating, Result
 
@@ -110,11 +112,17 @@ class Entry:
 
 
 def leaderboard(
-    ladder: Ladder, *, page: int = 1, size: int = 50, now: datetime | None = None
+    ladder: Ladder,
+    *,
+    page: int = 1,
+    size: int = 50,
+    now: datetime | None = None,
+    bot_accounts: bool = False,
 ) -> tuple[list[Entry], bool]:
     """A page of ``ladder``'s leaderboard, best first, and whether another page follows.
 
-    People only, with at least ``GAMENOOK_LEADERBOARD_MIN_GAMES`` rated games
+    People only (bot accounts are rated apart, issue 40: ``bot_accounts`` lists
+    them alone, their own ladder), with at least ``GAMENOOK_LEADERBOARD_MIN_GAMES`` rated games
     and one in the last ``GAMENOOK_LEADERBOARD_ACTIVE_DAYS`` days, provisional
     ratings left out. Read through the partial index ``rating_leaderboard``
     (ladder, ordinal descending, id, with the filter's columns).
@@ -129,7 +137,10 @@ def leaderboard(
         games__gte=conf.leaderboard_min_games(),
         last_game_at__gte=now - timedelta(days=conf.leaderboard_active_days()),
         sigma__lte=conf.provisional_sigma(),
-    ).order_by("-ordinal", "pk")
+    )
+    # A hashed subplan over the few bot accounts: the scan stays the index's, in its order.
+    bots = Q(user_id__in=games_selectors.bot_account_users())
+    ranked = ranked.filter(bots if bot_accounts else ~bots).order_by("-ordinal", "pk")
     start = (page - 1) * size
     # The page is taken among the ratings alone (an index-only scan), and only its rows
     # are joined to their users: joining first made the planner sort every listed player.

@@ -605,7 +605,7 @@ def fill(
             "COPY games_table (id, created_at, updated_at, status, seat_count, turn_hours,"
             " timeout_policy, allow_watchers, state, seq, turn, started_at, finished_at,"
             " host_id, bot_errors, move_seconds, presence_version, game, game_version, options,"
-            " autopilot, min_reliability, rated) FROM STDIN",
+            " autopilot, min_reliability, rated, bot_accounts) FROM STDIN",
         ) as rows:
             for table_id, plan in zip(table_ids, plans, strict=True):
                 _, snapshot = _start(plan)
@@ -636,6 +636,7 @@ def fill(
                     True,
                     0,
                     plan.rated,
+                    "invited",
                 )
                 out.mix[f"seats {len(plan.seats)}"] += 1
                 out.mix["rated" if plan.rated else "unrated"] += 1

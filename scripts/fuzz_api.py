@@ -97,6 +97,8 @@ def seed() -> dict[str, Any]:
     games.seat_replace_with_bot(table_id=finished.pk, number=0, level="easy")
     games.table_run_bots(table_id=finished.pk)
     ratings.table_rate(table_id=finished.pk)  # what the game-over follow-up does
+    # Issue 40: a bot of Alice's, so the bot endpoints meet a name that is hers.
+    accounts.bot_create(owner=alice, username="alicebot")
     return {
         "alice": accounts.token_create(user=alice, name="fuzz")[1],
         # Logging out and revoking tokens act on spare users' tokens, so the run keeps Alice's.

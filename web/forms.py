@@ -104,6 +104,14 @@ def _option_field(spec: Any) -> forms.Field:
     )
 
 
+#: The new-table form's "Bot accounts" choice, one sentence each (``Table.bot_accounts``).
+BOT_ACCOUNT_CHOICES = [
+    ("refused", "Refused: only people take a seat at this table."),
+    ("invited", "Invited only: a bot account sits here only if you invite it by name."),
+    ("welcome", "Welcome: any bot account may take a free seat, as a person may."),
+]
+
+
 class TableForm(Form):
     """The new-table form: the game and its options, each mode's own fields, the
     other game's and the other mode's ignored.
@@ -181,6 +189,14 @@ class TableForm(Form):
         required=False,
         widget=forms.Select(attrs={"aria-describedby": "id_min_reliability-why"}),
     )
+    # Issue 40: whether bot accounts (programs people run, marked BOT) may take a seat.
+    bot_accounts = forms.ChoiceField(
+        label="Bot accounts",
+        choices=BOT_ACCOUNT_CHOICES,
+        initial="invited",
+        required=False,
+        widget=forms.RadioSelect,
+    )
 
     #: The fields of each mode (the page's two fieldsets).
     MODE_FIELDS = {
@@ -253,6 +269,8 @@ class TableForm(Form):
             "rated": data["rated"],
             # Not sent (an older page): anyone may join, as the API's default.
             "min_reliability": data["min_reliability"] or 0,
+            # Not sent (an older page): only the bot accounts the host invites, as the API's.
+            "bot_accounts": data.get("bot_accounts") or "invited",
         }
         # Only the chosen mode's fields go to the service.
         for name in self.MODE_FIELDS[data["mode"]]:

@@ -28,6 +28,7 @@ from games import selectors
 from ratings import conf as ratings_conf
 from ratings import selectors as ratings
 
+from . import bot_marks
 from .present import signed
 
 Context = dict[str, Any]
@@ -43,6 +44,9 @@ HISTORY_POINTS = 100
 RECENT_GAMES = 20
 #: A leaderboard page's lines, and the last page anyone may ask for (an offset in range).
 LEADERBOARD_SIZE = 50
+#: The leaderboard's tabs (``?players=``): people, and the bot accounts' own ladder.
+PEOPLE, BOTS = "people", "bots"
+PLAYER_TABS = (PEOPLE, BOTS)
 MAX_PAGE = 10_000
 
 HOUR = 3600
@@ -310,6 +314,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "web/player.html",
         {
             "person": person,
+            "person_bot_owner": bot_marks.owners([person.pk]).get(person.pk),
             "is_me": person.pk == request.user.pk,
             "ratings": _rating_rows(shown),
             "history": history,
@@ -357,12 +362,15 @@ def versus(request: HttpRequest, username: str, other: str) -> HttpResponse:
             request, "Choose another player", "A player cannot be compared with themselves.", 400
         )
     meeting = ratings.head_to_head(person, rival)
+    bots = bot_marks.owners([person.pk, rival.pk])
     return render(
         request,
         "web/versus.html",
         {
             "person": person,
             "rival": rival,
+            "person_bot_owner": bots.get(person.pk),
+            "rival_bot_owner": bots.get(rival.pk),
             "meeting": meeting,
             "recent": [
                 {
@@ -429,27 +437,44 @@ def leaderboard(request: HttpRequest, game: str, mode: str) -> HttpResponse:
         return _notice(request, "No such leaderboard", "There is no such game or mode.", 404)
     rules = request.GET.get("rules", "standard")
     page = _page_number(request.GET.get("page"))
-    if rules not in RULES or page is None:
+    # Issue 40: people by default; ?players=bots, the bot accounts' own ladder (a tab).
+    players = request.GET.get("players", PEOPLE)
+    if rules not in RULES or page is None or players not in PLAYER_TABS:
         return _notice(
             request,
             "No such leaderboard page",
-            f"The rules are standard or house, the page a number from 1 to {MAX_PAGE:,}.",
+            f"The rules are standard or house, the page a number from 1 to {MAX_PAGE:,}, "
+            "the players people or bots.",
             400,
         )
-    entries, more = ratings.leaderboard((game, mode, rules), page=page, size=LEADERBOARD_SIZE)
+    bots_tab = players == BOTS
+    entries, more = ratings.leaderboard(
+        (game, mode, rules), page=page, size=LEADERBOARD_SIZE, bot_accounts=bots_tab
+    )
     if not entries and page > 1:
         return _notice(request, "No such page", "This leaderboard has fewer pages.", 404)
     url = reverse("web:leaderboard", args=[game, mode])
+    tab = f"&players={BOTS}" if bots_tab else ""
+    owners = bot_marks.owners_by_name(e.username for e in entries) if bots_tab else {}
     return render(
         request,
         "web/leaderboard.html",
         {
             "ladder": {"game": game, "mode": mode, "rules": rules},
             "title": ladder_words(game, mode, rules),
-            "entries": entries,
+            "entries": [{**vars(e), "bot_owner": owners.get(e.username)} for e in entries],
             "page": page,
-            "previous_url": f"{url}?rules={rules}&page={page - 1}" if page > 1 else None,
-            "next_url": f"{url}?rules={rules}&page={page + 1}" if more else None,
+            "bots_tab": bots_tab,
+            "tabs": [
+                {"label": "People", "url": f"{url}?rules={rules}", "current": not bots_tab},
+                {
+                    "label": "Bots",
+                    "url": f"{url}?rules={rules}&players={BOTS}",
+                    "current": bots_tab,
+                },
+            ],
+            "previous_url": f"{url}?rules={rules}{tab}&page={page - 1}" if page > 1 else None,
+            "next_url": f"{url}?rules={rules}{tab}&page={page + 1}" if more else None,
             "min_games": ratings_conf.leaderboard_min_games(),
             "active_days": ratings_conf.leaderboard_active_days(),
             **_ladder_choices(),

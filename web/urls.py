@@ -7,7 +7,7 @@ tables in "actions", sign-up, log-in and the account pages in "accounts".
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path, reverse_lazy
 
-from . import players, pwa, views
+from . import invitations_page, players, pwa, views
 from .limits import limited
 from .login import LoginView
 
@@ -50,6 +50,17 @@ urlpatterns: list[URLPattern] = [
         name="table-concede",
     ),
     path("tables/<int:table_id>/replay/", views.table_replay, name="table-replay"),
+    # Issue 40: the host invites from the table's page; the invitee declines from the lobby.
+    path(
+        "tables/<int:table_id>/invite/",
+        limited("actions", invitations_page.table_invite),
+        name="table-invite",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        limited("actions", invitations_page.invitation_decline),
+        name="invitation-decline",
+    ),
     path("rules/<slug:game>/", views.rules, name="rules"),
     # Issue 39: a player's page, two players head to head, the leaderboards (web.players).
     path("players/<str:username>/", players.player, name="player"),

@@ -41,7 +41,7 @@ from notifications import services as notifications
 from ratings import conf as ratings_conf
 from ratings import selectors as ratings
 
-from . import away_page, present, pwa
+from . import away_page, bot_marks, bots_page, present, pwa
 from .forms import (
     ActionForm,
     BotForm,
@@ -219,6 +219,7 @@ _ACCOUNT_FORMS: dict[str, _AccountForm] = {
     "away": away_page.save_away,
     "back": away_page.end_away,
     "play": away_page.save_play,
+    **bots_page.ACCOUNT_FORMS,
 }
 
 
@@ -232,6 +233,7 @@ def account(request: HttpRequest) -> HttpResponse:
         "password_form": PasswordChangeForm(),
         "prefs_form": PreferencesForm(initial=notifications.preferences_get(user)),
         **away_page.initial_forms(user, zone),
+        **bots_page.initial_forms(),  # issue 40: the "Bots" section
     }
     if request.method == "POST":
         handle = _ACCOUNT_FORMS.get(request.POST.get("form", ""))
@@ -239,7 +241,7 @@ def account(request: HttpRequest) -> HttpResponse:
         if done is not None:
             messages.success(request, done)
             return redirect("web:account")
-    return render(
+    response = render(
         request,
         "web/account.html",
         {
@@ -250,9 +252,13 @@ def account(request: HttpRequest) -> HttpResponse:
             "pending_email": account_selectors.pending_email_of(user=user),
             "push": pwa.push_context(user),
             "away": away_page.status_context(user, zone),
+            "bots": bots_page.context(user),
         },
-        status=400 if request.method == "POST" else 200,
+        status=400 if request.method == "POST" and bots_page.NEW_KEY not in forms else 200,
     )
+    if bots_page.NEW_KEY in forms:  # a bot's token, shown once: kept by no cache
+        response["Cache-Control"] = "no-store"
+    return response
 
 
 # ----------------------------------------------------------------------------
@@ -263,13 +269,21 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
     """The lobby; with ``form``, the new-table form refused, its errors shown (400)."""
     user = _user(request)
     lists = selectors.lobby_for(user)
+    # Issue 40: every name a row shows, BOT marked, from one query for the whole page.
+    bots = bot_marks.owners(
+        user_id
+        for tables in lists.values()
+        for t in tables
+        for user_id in (t.host_id, *(s.user_id for s in t.seats.all()))
+    )
     return render(
         request,
         "web/lobby.html",
         {
             "lists": {
-                name: [_table_row(t, user) for t in tables] for name, tables in lists.items()
+                name: [_table_row(t, user, bots) for t in tables] for name, tables in lists.items()
             },
+            "invitations": bot_marks.lobby_invitations(user),
             "form": form or TableForm(),
             "rules": {
                 "strikes_for_bot": STRIKES_FOR_BOT,
@@ -280,10 +294,11 @@ def lobby(request: HttpRequest, form: TableForm | None = None) -> HttpResponse:
     )
 
 
-def _table_row(table: Any, user: User) -> dict[str, Any]:
+def _table_row(table: Any, user: User, bots: dict[int, str] | None = None) -> dict[str, Any]:
     seats = sorted(table.seats.all(), key=lambda s: s.number)
     named = selectors.seat_names(seats)
     names = [named[s.number] for s in seats]
+    bots = bots or {}
     to_act = next((n for s, n in zip(seats, names, strict=True) if s.number == table.to_act), None)
     # Ruling 20: a seat on autopilot says so, and until when, to everyone who sees the row.
     autopilots = [
@@ -303,6 +318,12 @@ def _table_row(table: Any, user: User) -> dict[str, Any]:
         "seat_count": table.seat_count,
         "taken": len(seats),
         "names": names,
+        # Issue 40: the names again, each with its BOT mark (the owner's name, or None).
+        "players": [
+            {"name": name, "bot_owner": bots.get(seat.user_id or 0)}
+            for seat, name in zip(seats, names, strict=True)
+        ],
+        "host_bot_owner": bots.get(table.host_id),
         "turn_hours": table.turn_hours,
         "move_seconds": table.move_seconds,
         **present.game_options(table.game, table.options),
@@ -359,6 +380,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
     user = _user(request)
     viewer = selectors.web_viewer_seat(table, user)
     seats = selectors.table_seats(table)
+    bot_marks.mark_seats(seats, bot_marks.owners(s["user_id"] for s in seats))
     mine = next((s for s in seats if s["user_id"] == user.pk), None)
     now = timezone.now()
     # Issue 39: each person's reliability beside their name, one query for the table.
@@ -391,6 +413,8 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
             }
             for s in seats
         ]
+        if context["is_host"]:  # issue 40: whom the host invited, waiting for an answer
+            context["invitations"] = bot_marks.table_invitations(table.pk)
         context.update(present.game_options(table.game, table.options))
         return context
     view = selectors.table_view(table, viewer)
@@ -411,6 +435,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
         context["game"].update(present.game_options(table.game, table.options))
         for player in context["game"]["players"]:
             player["reliability"] = reliability.get(player["number"])
+        bot_marks.mark_by_seat(context["game"]["players"], "number", seats)
         context["rated"] = table.rated
         if context["game"]["over"]:
             # Each seat's new rating and the game's change, once the game-over follow-up
@@ -419,6 +444,7 @@ def _live_context(request: HttpRequest, table: Any) -> dict[str, Any]:
             context["game"]["ranking"] = present.with_rating_changes(
                 context["game"]["ranking"], changes
             )
+            bot_marks.mark_by_seat(context["game"]["ranking"], "seat", seats)
             context["ratings_pending"] = (
                 table.rated
                 and not changes

@@ -213,6 +213,9 @@ SPECTACULAR_SETTINGS = {
         "WildcardsGameEnum": ["wildcards"],
         "TurnByTurnModeEnum": ["turn_by_turn"],
         "RealTimeModeEnum": ["real_time"],
+        # A table's status keeps its name beside an invitation's (issue 40).
+        "StatusEnum": "games.models.Table.Status",
+        "InvitationStatusEnum": "games.models.Invitation.Status",
     },
 }
 
@@ -431,6 +434,16 @@ GAMENOOK_PUSH_MAX_ATTEMPTS = env.int("GAMENOOK_PUSH_MAX_ATTEMPTS", default=12)
 # on (the tests' own push service).
 GAMENOOK_PUSH_ALLOW_HTTP_LOOPBACK = False
 
+# --- webhooks (notifications/webhooks.py, issue 40) ----------------------------
+
+# A bot account's webhook: after a rotation the old secret still signs for this many hours.
+GAMENOOK_WEBHOOK_ROTATION_HOURS = env.int("GAMENOOK_WEBHOOK_ROTATION_HOURS", default=24)
+# An endpoint failing for this long without a success is disabled and its owner told.
+GAMENOOK_WEBHOOK_DISABLE_AFTER_HOURS = env.int("GAMENOOK_WEBHOOK_DISABLE_AFTER_HOURS", default=24)
+# A webhook URL must be https to a host whose every address is public; this allows http and
+# loopback addresses too (the tests' receiver, a bot on the developer's machine).
+GAMENOOK_WEBHOOK_ALLOW_LOOPBACK = False
+
 CELERY_BEAT_SCHEDULE = {
     "notifications-sweep": {
         "task": "notifications.tasks.sweep",
@@ -469,6 +482,20 @@ LOGGING = {
 GAMENOOK_MAX_OPEN_TABLES = env.int("GAMENOOK_MAX_OPEN_TABLES", default=10)
 GAMENOOK_MAX_RUNNING_TABLES = env.int("GAMENOOK_MAX_RUNNING_TABLES", default=50)
 GAMENOOK_MAX_BOT_SEATS = env.int("GAMENOOK_MAX_BOT_SEATS", default=20)
+# Issue 40: a game with no person at it (bot accounts and built-in bots only) may not start
+# when one of its bot accounts has started this many such games in the last 24 hours.
+GAMENOOK_BOT_GAMES_PER_DAY = env.int("GAMENOOK_BOT_GAMES_PER_DAY", default=100)
+# NDJSON streams (live.streams): a blank line after this long silent, on the events stream
+# (a few seconds: a client tells a dead connection quickly) and on a table's stream (under
+# the 60 s a proxy commonly allows an idle response); and a stream's longest life.
+GAMENOOK_STREAM_KEEPALIVE_SECONDS = env.float("GAMENOOK_STREAM_KEEPALIVE_SECONDS", default=10.0)
+GAMENOOK_TABLE_STREAM_KEEPALIVE_SECONDS = env.float(
+    "GAMENOOK_TABLE_STREAM_KEEPALIVE_SECONDS", default=30.0
+)
+GAMENOOK_STREAM_MAX_SECONDS = env.float("GAMENOOK_STREAM_MAX_SECONDS", default=3600.0)
+# Issue 40: bot accounts one person may own (disabled ones count: a bot is never deleted,
+# the games keep its name), each refused past it with 409 too_many_bots.
+GAMENOOK_BOTS_PER_OWNER = env.int("GAMENOOK_BOTS_PER_OWNER", default=5)
 # Away with autopilot (ruling 20, games.away): at most this many days away in any 365;
 # past it, the player's tables run on deadlines as usual.
 GAMENOOK_AWAY_DAYS_PER_YEAR = env.int("GAMENOOK_AWAY_DAYS_PER_YEAR", default=30)

@@ -75,6 +75,10 @@ class SeatOutputSerializer(serializers.Serializer[Any]):
         help_text="Null for a bot. A player struck out (replaced true) still holds the seat.",
     )
     bot_level = serializers.CharField(allow_null=True, help_text="Null for a person.")
+    bot_account = serializers.BooleanField(
+        help_text="True when the seat's player is a bot account: a program a person runs "
+        "(shown BOT). False for a person and for a built-in bot (bot_level)."
+    )
     left = serializers.BooleanField(help_text="True once the seat has left the game.")
     # Real-time play (rulings 17 and 18): public, in every seat's view and the watcher's.
     strikes = serializers.IntegerField(
@@ -132,11 +136,16 @@ def _seats(
     table: Table,
     rows: list[Seat] | None = None,
     reliability: Mapping[int, int | None] | None = None,
+    bots: set[int] | None = None,
 ) -> list[dict[str, Any]]:
     """The seats as every answer shows them; with ``reliability`` (percent by user id,
-    ``_reliabilities``), each seat's player's too, as a table answer shows them."""
+    ``_reliabilities``), each seat's player's too, as a table answer shows them.
+    ``bots``: the bot accounts among the players (``selectors.bot_account_ids``), when
+    the caller read them for several tables at once; None, one query here."""
     connected = selectors.connected_users(table)
     seats = sorted(_seat_rows(table) if rows is None else rows, key=lambda s: s.number)
+    if bots is None:
+        bots = selectors.seats_bot_accounts(seats)
     names = selectors.seat_names(seats)
     return [
         {
@@ -144,6 +153,7 @@ def _seats(
             "name": names[seat.number],
             "username": seat.user.username if seat.user is not None else None,
             "bot_level": seat.bot_level or None,
+            "bot_account": seat.user_id in bots,
             "left": seat.left_at is not None,
             **selectors.seat_presence(seat, connected),
             **(
@@ -221,6 +231,11 @@ class TableOutputSerializer(serializers.Serializer[Any]):
         help_text="The reliability in percent a player needs to take a seat (403 "
         "reliability_too_low below it); 0: anyone may."
     )
+    bot_accounts = serializers.ChoiceField(
+        choices=Table.BotAccounts.choices,
+        help_text="Whether bot accounts may take a seat: refused (403 bot_accounts_refused), "
+        "invited (only those the host invited: 403 invitation_needed otherwise) or welcome.",
+    )
     seats = serializers.SerializerMethodField()
     open_seats = serializers.SerializerMethodField()
     seq = serializers.IntegerField()
@@ -274,7 +289,7 @@ class TableOutputSerializer(serializers.Serializer[Any]):
         reliability = self.context.get("reliability")
         if reliability is None:
             reliability = _reliabilities(rows)
-        return _seats(table, rows, reliability)
+        return _seats(table, rows, reliability, self.context.get("bots"))
 
     def get_open_seats(self, table: Table) -> int:
         if table.status != Table.Status.LOBBY:
@@ -449,6 +464,13 @@ class TableListApi(APIView):
             "time and games finished over the last 90 days); 0, the default: anyone. A "
             "player with no record yet may join.",
         )
+        bot_accounts = StrictChoiceField(
+            choices=Table.BotAccounts.choices,
+            required=False,
+            default=Table.BotAccounts.INVITED,
+            help_text="Bot accounts (programs people run, marked BOT): refused; invited, the "
+            "default (only those you invite, POST /tables/{id}/invitations/); or welcome.",
+        )
 
     class _TurnByTurn(serializers.Serializer[Any]):
         """A turn-by-turn table: a deadline of hours per turn, a policy when it passes."""
@@ -543,7 +565,11 @@ class TableListApi(APIView):
                 params["offset"] : params["offset"] + params["limit"]
             ]
         )
-        context = {"reliability": _reliabilities(s for t in page for s in _seat_rows(t))}
+        players = [s for t in page for s in _seat_rows(t)]
+        context = {
+            "reliability": _reliabilities(players),
+            "bots": selectors.bot_account_ids(s.user_id for s in players if s.user_id),
+        }
         results = TableOutputSerializer(page, many=True, context=context).data
         return Response({"count": count, "results": results})
 
@@ -578,8 +604,13 @@ class TableJoinApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Take the next free seat",
+        description="Accepts your pending invitation to the table, if any. A bot account "
+        "is refused with 403 bot_accounts_refused at a table that refuses them, 403 "
+        "invitation_needed at one that admits only those invited and 403 "
+        "bot_account_disabled once disabled; anyone, 403 reliability_too_low below the "
+        "table's minimum.",
         request=None,
-        responses={201: TableOutputSerializer, **_errors(400, 401, 404, 409, 422, 429)},
+        responses={201: TableOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
     )
     @idempotent
     def post(self, request: Request, table_id: int) -> Response:
@@ -654,6 +685,9 @@ class TableStartApi(APIView):
     @extend_schema(
         tags=TAG,
         summary="Deal the first round (host only; at least two seats filled)",
+        description="429 bot_games_capped, with Retry-After, for a game with no person at "
+        "it when one of its bot accounts has started GAMENOOK_BOT_GAMES_PER_DAY such games "
+        "(100 by default) in the last 24 hours.",
         request=None,
         responses={200: MoveOutputSerializer, **_errors(400, 401, 403, 404, 409, 422, 429)},
     )

@@ -114,6 +114,8 @@ def test_token_is_issued_for_the_right_password_and_authenticates(alice: User) -
             "days_left": 30.0,
             "allowance_days": 30,
         },
+        "bot_account": False,
+        "owner": None,
     }
     # Asking again under the same name replaces the token: the old one stops working.
     again = APIClient().post(

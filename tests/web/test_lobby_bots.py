@@ -5,13 +5,16 @@ game-over e-mail."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+import time_machine
 from django.contrib.auth.models import User
+from django.utils import timezone
 
 import flip
 from games import services
-from games.models import Seat, Table
+from games.models import Move, Seat, Table
 from notifications import services as notifications
 from notifications.models import OutboxMessage
 from tests.factories import first_legal_request, start_table
@@ -76,30 +79,39 @@ def test_removing_a_bot_from_the_page_is_refused_and_changes_nothing() -> None:
 
 
 def test_the_bots_are_named_apart_in_the_lobby_the_table_and_the_game_over_mail() -> None:
-    alice = make_user("alice")
-    table = start_table(alice, bots=2, level="easy")
+    alice, bob = make_user("alice"), make_user("bob")
+    table = start_table(alice, bob, bots=2, level="easy")
     services.table_run_bots(table_id=table.pk)
     client = logged_in(alice)
     lobby = client.get("/").content.decode()
-    assert "alice, Bot 1 (easy), Bot 2 (easy)" in lobby
+    assert "alice, bob, Bot 1 (easy), Bot 2 (easy)" in lobby
     page = client.get(f"/tables/{table.pk}/").content.decode()
     assert "Bot 1 (easy)" in page and "Bot 2 (easy)" in page
 
-    for _ in range(2000):  # alice plays her first legal action; the bots play inline
+    people = {0: alice, 1: bob}
+    for _ in range(2000):  # each plays their first legal action; the bots play inline
         table.refresh_from_db()
         if table.status != Table.Status.ACTIVE:
             break
-        assert table.state is not None
+        assert table.state is not None and table.to_act in people
         state = flip.GameState.from_dict(table.state)
         services.table_apply_action(
             table_id=table.pk,
-            user=alice,
-            data=first_legal_request(state, 0),
+            user=people[table.to_act],
+            data=first_legal_request(state, table.to_act),
             expected_seq=None,
         )
         services.table_run_bots(table_id=table.pk)
     assert table.status == Table.Status.FINISHED
-    notifications.table_followups(table_id=table.pk, seq=table.seq, new_turn=False, finished=True)
-    mail = OutboxMessage.objects.get(kind="game_over", user=alice)
+    # "Game over" goes to whoever did not end the game, once they are not at the table
+    # (issue 38): a minute after Alice's look at the page.
+    last = Move.objects.filter(table=table).order_by("-seq").first()
+    assert last is not None
+    reader = bob if last.seat == 0 and last.source == Move.Source.PLAYER else alice
+    with time_machine.travel(timezone.now() + timedelta(minutes=2)):
+        notifications.table_followups(
+            table_id=table.pk, seq=table.seq, new_turn=False, finished=True
+        )
+    mail = OutboxMessage.objects.get(kind="game_over", user=reader)
     assert "Bot 1 (easy)" in mail.text and "Bot 2 (easy)" in mail.text
     assert "Bot 1 (easy)" in mail.html and "Bot 2 (easy)" in mail.html
