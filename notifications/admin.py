@@ -1,4 +1,5 @@
-"""Admin of the notifications app: the outbox, reminders sent, preferences, push devices.
+"""Admin of the notifications app: the outbox, reminders sent, preferences, push devices,
+bot accounts' webhooks and their delivery log.
 
 Every list takes only the lookups of its own filters (``games.admin_lookups``):
 ``?text__contains=`` and ``?headers__icontains=`` answer 400.
@@ -13,10 +14,19 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from games import selectors as games_selectors
 from games.admin_lookups import FilterLookupsOnly
 
 from . import services
-from .models import OutboxMessage, Preferences, PushMessage, PushSubscription, Reminder
+from .models import (
+    OutboxMessage,
+    Preferences,
+    PushMessage,
+    PushSubscription,
+    Reminder,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 #: What the outbox shows instead of an account message's text, HTML and headers.
 ACCOUNT_BODY_HIDDEN = (
@@ -169,6 +179,111 @@ class PushMessageAdmin(FilterLookupsOnly[PushMessage]):
         "payload",
         "status",
         "attempts",
+        "last_error",
+        "next_attempt_at",
+        "created_at",
+        "sent_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class _Disabled(admin.SimpleListFilter):
+    title = "disabled"
+    parameter_name = "disabled"
+
+    def lookups(self, request: HttpRequest, model_admin: object) -> list[tuple[str, str]]:
+        return [("yes", "Disabled"), ("no", "Enabled")]
+
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]
+    ) -> QuerySet[WebhookEndpoint]:
+        if self.value() in ("yes", "no"):
+            return queryset.filter(disabled_at__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(FilterLookupsOnly[WebhookEndpoint]):
+    """Bot accounts' webhooks, read-only but for the actions: turn one off or on again.
+
+    The signing secrets are never shown, only how many sign now.
+    """
+
+    list_display = ["id", "user", "owner", "url", "failing_since", "disabled_at", "created_at"]
+    list_filter = [_Disabled]
+    search_fields = ["user__username", "url"]
+    extra_lookups = ("user__id__exact",)
+    fields = readonly_fields = (
+        "user",
+        "owner",
+        "url",
+        "live_secrets",
+        "created_at",
+        "failing_since",
+        "disabled_at",
+        "disabled_reason",
+    )
+    actions = ["disable", "enable"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="owner")
+    def owner(self, endpoint: WebhookEndpoint) -> str:
+        owner = games_selectors.bot_owner(endpoint.user_id)
+        return "" if owner is None else owner.get_username()
+
+    @admin.display(description="secrets signing now")
+    def live_secrets(self, endpoint: WebhookEndpoint) -> int:
+        return len(services.live_secrets(endpoint))
+
+    @admin.action(description="Disable the selected webhooks (nothing more is posted)")
+    def disable(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
+        reason = f"Disabled by {request.user.get_username()} in the admin."
+        ids = queryset.values_list("pk", flat=True)
+        done = sum(services.webhook_endpoint_disable(endpoint_id=pk, reason=reason) for pk in ids)
+        self.message_user(request, f"{done} webhook(s) disabled.", messages.SUCCESS)
+
+    @admin.action(description="Enable the selected webhooks again")
+    def enable(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
+        ids = queryset.values_list("pk", flat=True)
+        done = sum(services.webhook_endpoint_enable(endpoint_id=pk) for pk in ids)
+        self.message_user(request, f"{done} webhook(s) enabled.", messages.SUCCESS)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(FilterLookupsOnly[WebhookDelivery]):
+    """The delivery log, view-only: each event posted, how often, and the last answer."""
+
+    list_display = [
+        "id",
+        "event",
+        "endpoint",
+        "table",
+        "turn",
+        "status",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+        "created_at",
+    ]
+    list_filter = ["status", "event", "last_status_code"]
+    extra_lookups = ("endpoint__id__exact", "table__id__exact")
+    fields = readonly_fields = (
+        "endpoint",
+        "msg_id",
+        "event",
+        "table",
+        "turn",
+        "payload",
+        "status",
+        "attempts",
+        "last_status_code",
         "last_error",
         "next_attempt_at",
         "created_at",

@@ -7,4 +7,4 @@ class NotificationsConfig(AppConfig):
     verbose_name = "Notifications"
 
     def ready(self) -> None:
-        from . import receivers  # noqa: F401  (connects the signal receivers)
+        from . import receivers, webhooks  # noqa: F401  (connect the signal receivers)

@@ -102,3 +102,18 @@ def push_max_attempts() -> int:
 def push_allow_http_loopback() -> bool:
     """Whether a device's endpoint may be http to a loopback address (the tests' push service)."""
     return bool(settings.GAMENOOK_PUSH_ALLOW_HTTP_LOOPBACK)
+
+
+def webhook_rotation() -> timedelta:
+    """How long a webhook's old secret still signs after a rotation."""
+    return timedelta(hours=float(settings.GAMENOOK_WEBHOOK_ROTATION_HOURS))
+
+
+def webhook_disable_after() -> timedelta:
+    """How long an endpoint may fail without a success before it is disabled."""
+    return timedelta(hours=float(settings.GAMENOOK_WEBHOOK_DISABLE_AFTER_HOURS))
+
+
+def webhook_allow_loopback() -> bool:
+    """Whether a webhook URL may be http, and its host a loopback address (tests, development)."""
+    return bool(settings.GAMENOOK_WEBHOOK_ALLOW_LOOPBACK)

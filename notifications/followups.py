@@ -19,6 +19,7 @@ from .away import at_table_at_end, turn_notices_record
 from .models import OutboxMessage
 from .outbox import Mail, outbox_enqueue
 from .push import push_game_over
+from .webhooks import TurnBegun, webhook_game_over, webhook_turns
 
 Kind = OutboxMessage.Kind
 logger = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
             with transaction.atomic():
                 for mail in game_over_mails(table):
                     _enqueue(mail)
+                # Issue 40: every seated bot account's webhook, present at the end or not.
+                webhook_game_over(table=table)
         return
     if not table.running:
         return
@@ -68,6 +71,9 @@ def table_followups(*, table_id: int, seq: int, new_turn: bool, finished: bool) 
             jobs.dispatch_at(jobs.BOT_TURN, (table_id, seq), timezone.now() + BOT_JUMP_IN_DELAY)
         else:
             jobs.dispatch(jobs.BOT_TURN, (table_id, seq))
+    # Issue 40: a bot account's webhook hears of its turn at once, at any table.
+    begun = [TurnBegun(seat.user.pk, table, seat.number)] if new_turn and seat.user else []
+    webhook_turns(begun)
     if new_turn and seat.user is not None and not table.realtime:
         # A real-time turn lasts seconds: the player is at the table, not in their mail.
         # Ruling 19: no message now, a notice decided after the quiet delay (``away``).
@@ -89,12 +95,14 @@ def timeout_followups(
     mails: list[Mail] = []
     bots: list[tuple[int, int]] = []
     notices: list[int] = []
+    hooks: list[TurnBegun] = []
     for done in applied:
         table = games_selectors.facts_of(done.result.table)
         seat = done.to_act
         if table.finished:
             rate_game(table.id)
             mails.extend(game_over_mails(table))
+            webhook_game_over(table=table)  # issue 40
             continue
         if not table.running or seat is None or seat.left:
             continue
@@ -105,9 +113,13 @@ def timeout_followups(
             # (R21: it decides when the card lands, as after a person's move).
             bots.append((table.id, table.seq))
         person = None if seat.bot_plays else seat.user
+        if person is not None and done.result.new_turn:
+            game = done.result.table.game
+            hooks.append(TurnBegun(person.pk, table, seat.number, game))  # issue 40
         if person is not None and done.result.new_turn and not table.realtime:
             notices.append(person.pk)
     turn_notices_record(user_ids=notices)
+    webhook_turns(hooks)
     return mails, bots
 
 

@@ -48,6 +48,8 @@ DIGESTS = "notifications.tasks.send_digests"
 PUSH = "notifications.tasks.send_push_message"
 #: (table id,): rate a finished game whose follow-up did not (``followups.rate_game``).
 RATE = "notifications.tasks.rate_game"
+#: (webhook delivery id,): post one event to a bot's webhook (``webhooks.webhook_send``).
+WEBHOOK = "notifications.tasks.send_webhook"
 
 
 def flat(pairs: Iterable[tuple[int, int]]) -> tuple[int, ...]:

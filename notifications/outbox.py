@@ -393,6 +393,9 @@ def _still_wanted(message: OutboxMessage) -> bool:
     """Whether a pending message should still go out now (the user may have changed things)."""
     if message.kind in ACCOUNT_KINDS:
         return message.user.is_active
+    if message.kind == OutboxMessage.Kind.WEBHOOK_DISABLED:
+        # About a bot the user runs: sent whatever the game-mail switches say.
+        return message.user.is_active and message.to.lower() == message.user.email.lower()
     # Game mail: wanted, and still to the (confirmed) address it was written for.
     same_address = message.to.lower() == message.user.email.lower()
     return same_address and wants(message.user, message.kind)

@@ -9,7 +9,8 @@ Each concern has its own module; this one only gathers their public names:
 - ``followups``: what a committed change calls for;
 - ``away``: ruling 19, "your turn" only for a player who is away, one message for all tables;
 - ``sweep``: the periodic source of truth (and the real-time tables' safety net);
-- ``push``: web push, the devices a user turned it on for and an outbox of pushes.
+- ``push``: web push, the devices a user turned it on for and an outbox of pushes;
+- ``webhooks``: a bot account's webhook, its signed deliveries and their retries.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .jobs import (
     SEND_MANY,
     TIMEOUT,
     TIMEOUTS,
+    WEBHOOK,
     YOUR_TURNS,
     Dispatch,
     dispatch,
@@ -83,8 +85,41 @@ from .turns import (
     table_remind,
     tables_apply_timeouts,
 )
+from .webhooks import (
+    NotABot,
+    Rotated,
+    WebhookNotFound,
+    WebhookOutcome,
+    WebhookSet,
+    WebhookUrlRefused,
+    live_secrets,
+    webhook_delete,
+    webhook_endpoint_disable,
+    webhook_endpoint_enable,
+    webhook_of,
+    webhook_rotate,
+    webhook_send,
+    webhook_set,
+    webhook_url_check,
+)
 
 __all__ = [
+    "NotABot",
+    "Rotated",
+    "WEBHOOK",
+    "WebhookNotFound",
+    "WebhookOutcome",
+    "WebhookSet",
+    "WebhookUrlRefused",
+    "live_secrets",
+    "webhook_delete",
+    "webhook_endpoint_disable",
+    "webhook_endpoint_enable",
+    "webhook_of",
+    "webhook_rotate",
+    "webhook_send",
+    "webhook_set",
+    "webhook_url_check",
     "DeviceNotFound",
     "EndpointTaken",
     "PushOff",

@@ -18,7 +18,7 @@ from games import services as games
 from ratings import conf as ratings_conf
 from ratings import services as ratings
 
-from . import away, conf, digest, jobs, push, turns
+from . import away, conf, digest, jobs, push, turns, webhooks
 from .models import OutboxMessage
 
 
@@ -38,6 +38,7 @@ class SweepResult:
     pushes: int = 0
     aways: int = 0
     ratings: int = 0
+    webhooks: int = 0
 
 
 def sweep(
@@ -56,6 +57,10 @@ def sweep(
     partial index ``turn_notice_due`` and go out in pages of
     ``GAMENOOK_TIMEOUT_PAGE`` users (``jobs.YOUR_TURNS``); the ``TableSeen``
     rows older than the delay are deleted (one indexed DELETE).
+
+    Pending e-mail, pushes and webhook deliveries whose attempt is overdue are
+    queued again (``_outboxes``); for a webhook retry further off than a job's
+    countdown may wait (``webhooks.COUNTDOWN_MAX``) that is its only path.
 
     It also deletes the ``Idempotency-Key`` records older than a day
     (``games.services.idempotency_keys_purge``): one indexed row read when
@@ -92,20 +97,7 @@ def sweep(
         for table_id, turn in page:
             run(jobs.LAST_CALL, (table_id, turn))
             result.last_calls += 1
-    overdue = (
-        OutboxMessage.objects.filter(
-            status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now - conf.outbox_grace()
-        )
-        .order_by("next_attempt_at")
-        .values_list("pk", flat=True)
-    )
-    for message_id in overdue.iterator(chunk_size=batch):
-        run(jobs.SEND, (message_id,))
-        result.emails += 1
-    # Web pushes likewise (notifications.push): a pending one whose job was lost.
-    for message_id in push.pushes_overdue(before=now - conf.outbox_grace(), batch=batch):
-        run(jobs.PUSH, (message_id,))
-        result.pushes += 1
+    _outboxes(now=now, run=run, batch=batch, result=result)
     # Ruling 19: the "your turn" notices whose quiet delay is over, a page a job.
     for users in away.turn_notices_due(now=now, batch=size):
         run(jobs.YOUR_TURNS, tuple(users))
@@ -126,6 +118,30 @@ def sweep(
         run(jobs.RATE, (table_id,))
         result.ratings += 1
     return result
+
+
+def _outboxes(*, now: datetime, run: jobs.Dispatch, batch: int, result: SweepResult) -> None:
+    """Re-queue every pending e-mail, push and webhook delivery whose job was lost."""
+    before = now - conf.outbox_grace()
+    overdue = (
+        OutboxMessage.objects.filter(
+            status=OutboxMessage.Status.PENDING, next_attempt_at__lte=before
+        )
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)
+    )
+    for message_id in overdue.iterator(chunk_size=batch):
+        run(jobs.SEND, (message_id,))
+        result.emails += 1
+    # Web pushes likewise (notifications.push): a pending one whose job was lost.
+    for message_id in push.pushes_overdue(before=before, batch=batch):
+        run(jobs.PUSH, (message_id,))
+        result.pushes += 1
+    # Webhook deliveries (issue 40) whose retry is due: a retry further off than a job's
+    # countdown may wait is handed out only here, through ``webhook_pending_next_attempt``.
+    for delivery_id in webhooks.webhooks_overdue(before=before, batch=batch):
+        run(jobs.WEBHOOK, (delivery_id,))
+        result.webhooks += 1
 
 
 def sweep_bots(*, now: datetime | None = None, run: jobs.Dispatch | None = None) -> SweepResult:

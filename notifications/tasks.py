@@ -35,6 +35,7 @@ from .turns import (
     table_remind,
     tables_apply_timeouts,
 )
+from .webhooks import webhook_send
 
 _REDELIVER: dict[str, Any] = {"acks_late": True, "reject_on_worker_lost": True}
 
@@ -158,6 +159,21 @@ def send_push_message(self: Task[..., bool], message_id: int) -> bool:
     return outcome.sent
 
 
+@shared_task(
+    bind=True,
+    name=jobs.WEBHOOK,
+    # The service decides when to give up: after a day of failures it disables the endpoint.
+    max_retries=None,
+    **_REDELIVER,
+)
+def send_webhook(self: Task[..., bool], delivery_id: int) -> bool:
+    """Post one webhook delivery; a failure soon retried here, a later retry left to the sweep."""
+    outcome = webhook_send(delivery_id=delivery_id)
+    if outcome.retry_in is not None:
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.sent
+
+
 @shared_task(name=jobs.RATE, **_REDELIVER)
 def rate_game(table_id: int) -> None:
     """Rate a finished game left unrated (the sweep's safety net, issue 39)."""
@@ -167,6 +183,11 @@ def rate_game(table_id: int) -> None:
 def _push_once(message_id: int) -> bool:
     # As _send_once: the sweep re-queues a push that failed here.
     return push_send(message_id=message_id).sent
+
+
+def _webhook_once(delivery_id: int) -> bool:
+    # As _send_once: the sweep re-queues a delivery that failed here.
+    return webhook_send(delivery_id=delivery_id).sent
 
 
 def _send_once(message_id: int) -> bool:
@@ -193,6 +214,7 @@ JOBS: dict[str, Callable[..., object]] = {
     jobs.SEND: _send_once,
     jobs.SEND_MANY: _send_many_once,
     jobs.PUSH: _push_once,
+    jobs.WEBHOOK: _webhook_once,
     jobs.RATE: rate_game.run,
 }
 

@@ -52,3 +52,6 @@ if "EMAIL_URL" not in env:
 LOGGING["loggers"] = {  # noqa: F405
     "django.channels.server": {"handlers": ["console"], "level": "INFO", "propagate": False}
 }
+
+# A webhook bot on this machine (examples/webhook_bot.py) listens on http://127.0.0.1.
+GAMENOOK_WEBHOOK_ALLOW_LOOPBACK = env.bool("GAMENOOK_WEBHOOK_ALLOW_LOOPBACK", default=True)

@@ -67,3 +67,6 @@ CHANNEL_LAYERS = channel_layers(
 # The real-time browser test (tests/web/test_browser_realtime.py) runs the server in a
 # process of its own; this makes it deal a known game there, as known_deals does here.
 GAMENOOK_GAME_SEED = env.str("GAMENOOK_TEST_GAME_SEED", default="")
+
+# The webhook tests post to a receiver of their own on 127.0.0.1, over http.
+GAMENOOK_WEBHOOK_ALLOW_LOOPBACK = True

@@ -213,25 +213,24 @@ def _cases() -> Iterator[Case]:
     }
     for left in (False, True):
         policy = "leave" if left else "bot"
+        seat = "left" if left else "kept"
         for what_label, what in what_lines.items():
-            for game_over in (False, True):
-                seat, game = "left" if left else "kept", "over" if game_over else "on"
-                yield Case(
-                    f"timeout-{seat}-{what_label}-{game}",
-                    "timeout",
-                    NAMES["markup"] if what_label == "what" else NAMES["plain"],
-                    policy,
-                    {"policy": policy, "left": left, "what": what, "game_over": game_over},
-                )
+            yield Case(
+                f"timeout-{seat}-{what_label}",
+                "timeout",
+                NAMES["markup"] if what_label == "what" else NAMES["plain"],
+                policy,
+                {"policy": policy, "left": left, "what": what},
+            )
     for label in ("unicode", "spaces"):
         yield Case(
-            f"timeout-kept-what-over-{label}",
+            f"timeout-kept-what-{label}",
             "timeout",
             NAMES[label],
-            context={"policy": "bot", "left": False, "what": ["passed"], "game_over": True},
+            context={"policy": "bot", "left": False, "what": ["passed"]},
         )
     # The warm-up in scripts/bench_sweep.py: what empty, the rest missing.
-    yield Case("timeout-missing-left-and-game_over", "timeout", context={"what": []})
+    yield Case("timeout-missing-left", "timeout", context={"what": []})
     ranking = _ranking(
         (NAMES["markup"], 0, False),
         (NAMES["unicode"], 1, False),
@@ -260,6 +259,14 @@ def _cases() -> Iterator[Case]:
             "rating": {"rating": "1012?", "change": "+12"},
         },
     )
+    # Issue 38: their timeout ended the game; "game over" tells of both.
+    for policy in ("bot", "leave"):
+        yield Case(
+            f"game_over-timed-out-{policy}",
+            "game_over",
+            policy=policy,
+            context={"ranking": two, "mine": two[1], "rounds": 3, "timed_out": policy},
+        )
     yield Case(
         "game_over-not-ranked",
         "game_over",
@@ -274,6 +281,18 @@ def _cases() -> Iterator[Case]:
         "game_over-warm-up",
         "game_over",
         context={"what": [], "ranking": [], "mine": None, "rounds": 1},
+    )
+    # Issue 40: a bot's webhook failed for a day and was disabled; told to its owner.
+    yield Case(
+        "webhook_disabled",
+        "webhook_disabled",
+        context={
+            "bot": "robo<&>",
+            "url": "https://bot.example/h?a=1&b=2",
+            "error": "HTTP 500: <b>oops</b>",
+            "hours": "24",
+            "since": datetime(2030, 5, 6, 9, 0, tzinfo=UTC),
+        },
     )
     when = {"when": "2030-01-02 03:04"}
     for label, username in NAMES.items():
