@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-sweep bench-correspondence bench-ratings cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
+.PHONY: help venv run compile test-compiled worker beat bench-realtime bench-streams bench-sweep bench-correspondence bench-ratings cluster-check connection-check memory test lint format typecheck bench bench-api bench-engine bench-web screenshots
 
 help:
 	@echo "make run        install into .venv, migrate, serve on http://127.0.0.1:8000 with a Celery worker and beat"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench-ratings 100,000 finished games of 2 to 10 seats rebuilt from their logs, the live rating of 1,000, the leaderboard at 100,000 players (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
+	@echo "make bench-streams 1,000 table streams and 1,000 event streams on one daphne: CPU at rest and a move, a move's line latency (PostgreSQL, Redis)"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL); a move's time to the other page, polling vs socket, and an idle page's CPU (daphne, Redis, Chromium)"
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"
@@ -184,3 +185,11 @@ BENCH_REALTIME_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench
 BENCH_REALTIME_FLAGS ?= --tables 200 --seconds 120 --timer fast --daphnes 2 --workers 1
 bench-realtime: venv
 	$(BIN)/python scripts/bench_realtime.py --database-url $(BENCH_REALTIME_DATABASE_URL) $(BENCH_REALTIME_FLAGS)
+
+# Needs PostgreSQL and Redis: BENCH_STREAMS_DATABASE_URL names a scratch database (dropped and
+# made again); Redis databases 10 (broker) and 11 (channel layer) must be empty. Issue 40's
+# "Measured" (docs/performance.md, "Streams"); see scripts/bench_streams.py --help.
+BENCH_STREAMS_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gamenook_bench_streams
+BENCH_STREAMS_FLAGS ?= --tables 250 --seats 4 --rest 60 --moves 600 --blocks 4
+bench-streams: venv
+	$(BIN)/python scripts/bench_streams.py --database-url $(BENCH_STREAMS_DATABASE_URL) $(BENCH_STREAMS_FLAGS)

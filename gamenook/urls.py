@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from gamenook.middleware import content_security_policy, template_styles
 from games.apis.errors import api_not_found
+from live import streams
 from web.limits import limited
 from web.login import AdminLoginForm
 
@@ -44,6 +45,9 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/v1/docs/", SwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("accounts.urls")),
+    # The NDJSON streams of a user's events and of a table (issue 40; live.streams).
+    path("api/v1/stream/events", streams.stream_events, name="stream-events"),
+    path("api/v1/tables/<id:table_id>/stream", streams.table_stream, name="table-stream"),
     path("api/v1/", include("games.urls")),
     # Players, leaderboards and a game's rating changes (issue 39).
     path("api/v1/", include("ratings.urls")),

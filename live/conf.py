@@ -33,3 +33,18 @@ def max_sockets_per_table() -> int:
 def session_engine() -> str:
     """Django's session engine, whose store a session socket's credential is checked in."""
     return str(settings.SESSION_ENGINE)
+
+
+def stream_keepalive_seconds() -> float:
+    """How long the events stream stays silent before it sends a blank line (live.streams)."""
+    return float(settings.GAMENOOK_STREAM_KEEPALIVE_SECONDS)
+
+
+def table_stream_keepalive_seconds() -> float:
+    """How long a table's stream stays silent before it sends a blank line (live.streams)."""
+    return float(settings.GAMENOOK_TABLE_STREAM_KEEPALIVE_SECONDS)
+
+
+def stream_max_seconds() -> float:
+    """How long an NDJSON stream lasts before it asks its client to reconnect."""
+    return float(settings.GAMENOOK_STREAM_MAX_SECONDS)

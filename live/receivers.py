@@ -8,6 +8,15 @@ for its own user which seat's view that is
 (``live.consumers.TableConsumer.table_changed``, ``live.fanout``), so one
 seat's view cannot reach another's socket.
 
+It also tells users what happened to them, for their event streams
+(``live.streams``, issue 40): on ``table_changed`` a ``turn`` event to the
+user whose turn began, ``game_start`` and ``game_over`` to every seated user;
+on ``games.signals.invitation_made`` an ``invitation`` to the invitee. The
+bodies are ``games.events``'; each goes to the group ``events.{id}`` as a
+``stream.event`` message (the event streams join it and ``user.{id}``, for
+the credentials; the sockets only ``user.{id}``). A change costs at most one read (none when it
+carries its rows), and a finished game the ranking's.
+
 It also listens to ``accounts.signals.credentials_changed`` and Django's
 ``user_logged_out``: it tells the user's sockets which token or session
 stopped working, or to check theirs again (``TableConsumer.credentials_changed``).
@@ -29,8 +38,9 @@ from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 
 from accounts.signals import credentials_changed
+from games import events, selectors
 from games.selectors import pack_rows
-from games.signals import table_changed
+from games.signals import invitation_made, table_changed
 
 from .auth import session_tag
 
@@ -45,6 +55,12 @@ def group_name(table_id: int) -> str:
 def user_group(user_id: int) -> str:
     """The channel-layer group of every socket ``user_id`` holds, at any table."""
     return f"user.{user_id}"
+
+
+def events_group(user_id: int) -> str:
+    """The channel-layer group of ``user_id``'s event streams (``live.streams``): apart
+    from ``user_group``, whose sockets take no events (and need not be woken by them)."""
+    return f"events.{user_id}"
 
 
 @receiver(table_changed, dispatch_uid="live.push")
@@ -78,6 +94,107 @@ def on_table_changed(
         group_send(layer, group_name(table_id), message)
     except Exception:
         logger.exception("the push of table %s at seq %s failed", table_id, seq)
+
+
+@receiver(table_changed, dispatch_uid="live.user_events")
+def on_table_changed_tell_users(
+    sender: Any,  # noqa: ARG001
+    *,
+    table_id: int,
+    seq: int,
+    new_turn: bool = False,
+    finished: bool = False,
+    rows: tuple[Any, list[Any]] | None = None,
+    **kwargs: Any,
+) -> None:
+    """The events of a change for the users it concerns (their event streams): sent
+    whether or not a socket is open at the table (``watched`` is about sockets)."""
+    started = seq == 1  # the start is the table's first change (games.services.table_start)
+    if not (new_turn or finished or started):
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        for user_id, event in user_events(table_id, started=started, finished=finished, rows=rows):
+            group_send(layer, events_group(user_id), {"type": "stream.event", "event": event})
+    except Exception:  # as for a push: the change is made, the streams' clients read it later
+        logger.exception("telling the users of table %s at seq %s failed", table_id, seq)
+
+
+def user_events(
+    table_id: int, *, started: bool, finished: bool, rows: tuple[Any, list[Any]] | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """(user id, event) for each user a change at ``table_id`` concerns, from ``rows`` (the
+    table and its seats as committed) or one read of them."""
+    table, seats = rows if rows is not None else selectors.table_with_seats(table_id)
+    users = [(seat, int(seat.user_id)) for seat in seats if seat.user_id is not None]
+    seated = [(seat, user_id) for seat, user_id in users if seat.left_at is None]
+    out: list[tuple[int, dict[str, Any]]] = []
+    if started:
+        out += [
+            (
+                user_id,
+                events.game_start_event(table_id=table_id, game=table.game, seat=seat.number),
+            )
+            for seat, user_id in seated
+        ]
+    if finished:
+        ranking, _rounds = selectors.final_ranking(table_id)
+        out += [
+            (
+                user_id,
+                events.game_over_event(
+                    table_id=table_id, game=table.game, seat=seat.number, ranking=ranking
+                ),
+            )
+            for seat, user_id in users
+        ]
+    elif table.to_act is not None:
+        acting = next((pair for pair in seated if pair[0].number == table.to_act), None)
+        if acting is not None:
+            seat, user_id = acting
+            turn = events.turn_event(
+                table_id=table_id,
+                game=table.game,
+                seq=table.seq,
+                turn=table.turn,
+                seat=seat.number,
+                deadline=table.deadline_at,
+            )
+            out.append((user_id, turn))
+    return out
+
+
+@receiver(invitation_made, dispatch_uid="live.invitation")
+def on_invitation_made(
+    sender: Any,  # noqa: ARG001
+    *,
+    invitation_id: int,
+    user_id: int,
+    **kwargs: Any,
+) -> None:
+    """An ``invitation`` event for the invitee's event streams (one read)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        found = next(
+            (one for one in selectors.invitations_pending(user_id) if one.id == invitation_id),
+            None,
+        )
+        if found is None:
+            return  # declined or lapsed already
+        event = events.invitation_event(
+            invitation_id=found.id,
+            table_id=found.table_id,
+            game=found.game,
+            host=found.host,
+            seats=found.seat_count,
+        )
+        group_send(layer, events_group(user_id), {"type": "stream.event", "event": event})
+    except Exception:
+        logger.exception("telling user %s of invitation %s failed", user_id, invitation_id)
 
 
 @receiver(credentials_changed, dispatch_uid="live.credentials")
