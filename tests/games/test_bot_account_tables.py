@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts import services as accounts
 from games import services
 from games.errors import BotGamesCapped, Forbidden
 from games.models import Invitation, Table
@@ -145,3 +147,25 @@ def test_a_person_at_the_table_lifts_the_cap() -> None:
     services.table_join(table_id=table.pk, user=robo)
     services.table_start(table_id=table.pk, user=person)
     assert Table.objects.get(pk=table.pk).status == Table.Status.ACTIVE
+
+
+def test_a_bots_play_token_spends_the_same_action_budget_as_a_persons(settings: Any) -> None:
+    """Issue 40 §4: rate limits as for people, answered with 429, Retry-After and the
+    error shape, through the bot's own ``play`` token."""
+    owner = make_user("owner")
+    bot, key = accounts.bot_create(owner=owner, username="hasty")
+    table = services.table_create(host=owner, seat_count=2, bot_accounts="welcome")
+    services.table_join(table_id=table.pk, user=bot)
+    services.table_start(table_id=table.pk, user=owner)
+    rates = {"accounts": "1000/minute", "actions": "2/minute"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    url = reverse("table-actions", args=[table.pk])
+    for _ in range(2):
+        client.post(url, {"type": "pass"}, format="json")
+
+    answer = client.post(url, {"type": "pass"}, format="json")
+
+    assert_error(answer, 429, "throttled")
+    assert int(answer["Retry-After"]) > 0
