@@ -326,7 +326,8 @@ class PushMessage(models.Model):
 class WebhookEndpoint(models.Model):
     """Issue 40: the HTTPS URL a bot account's events are posted to (Standard Webhooks).
 
-    ``secrets`` are the ``whsec_`` signing secrets, newest first: every
+    ``secrets`` are the ``whsec_`` signing secrets, newest first, each sealed
+    (Fernet, under a key derived from the secret key: ``webhooks._seal``): every
     delivery is signed with each (one ``v1,`` signature per secret), so a
     receiver keeps working through a rotation; an older secret is dropped once
     ``secrets_expire`` (the same order; None: does not expire) has passed.

@@ -61,7 +61,7 @@ from games.signals import invitation_made
 
 from . import conf, jobs
 from .models import OutboxMessage, WebhookDelivery, WebhookEndpoint
-from .outbox import _compose
+from .outbox import _compose, account_text_seal, account_text_unseal
 from .preferences import email_is_verified
 
 logger = logging.getLogger(__name__)
@@ -237,7 +237,7 @@ def webhook_set(*, user: User, url: str) -> WebhookSet:
         try:
             with transaction.atomic():
                 endpoint = WebhookEndpoint.objects.create(
-                    user=user, url=url, secrets=[secret], secrets_expire=[None]
+                    user=user, url=url, secrets=[_seal(secret)], secrets_expire=[None]
                 )
         except IntegrityError:  # the same bot registering twice at once: the other won
             return webhook_set(user=user, url=url)
@@ -265,12 +265,18 @@ def _expiry(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
+def _seal(secret: str) -> str:
+    """A signing secret as the database keeps it: sealed under a key only the secret key
+    gives (``outbox.account_text_seal``), so a copy of the database signs nothing."""
+    return account_text_seal(secret)
+
+
 def live_secrets(endpoint: WebhookEndpoint, now: datetime | None = None) -> list[str]:
     """The secrets that sign a delivery now, newest first (an old one until it expires)."""
     now = now or timezone.now()
     return [
-        secret
-        for secret, expires in zip(endpoint.secrets, endpoint.secrets_expire, strict=False)
+        account_text_unseal(sealed)
+        for sealed, expires in zip(endpoint.secrets, endpoint.secrets_expire, strict=False)
         if (when := _expiry(expires)) is None or when > now
     ]
 
@@ -304,7 +310,7 @@ def webhook_rotate(*, user: User) -> Rotated:
             if when is None or when > now:
                 kept.append((secret, (min(when, until) if when else until).isoformat()))
         secret = _new_secret()
-        kept = [(secret, None), *kept][:MAX_SECRETS]
+        kept = [(_seal(secret), None), *kept][:MAX_SECRETS]
         endpoint.secrets = [pair[0] for pair in kept]
         endpoint.secrets_expire = [pair[1] for pair in kept]
         endpoint.save(update_fields=["secrets", "secrets_expire"])

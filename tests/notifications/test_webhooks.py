@@ -459,8 +459,18 @@ def test_a_rotation_signs_with_both_secrets_until_the_old_one_expires(
         # A rotation drops the expired secret.
         services.webhook_rotate(user=bot.user)
     endpoint.refresh_from_db()
-    assert old not in endpoint.secrets
+    assert old not in webhooks.live_secrets(endpoint, T0 + timedelta(hours=24, seconds=1))
     assert len(endpoint.secrets) == 2  # noqa: PLR2004
+
+
+def test_the_database_keeps_no_secret_that_signs(bot: Bot) -> None:
+    """A copy of the database signs nothing: the secrets are sealed with the secret key."""
+    rotated = services.webhook_rotate(user=bot.user)
+    endpoint = WebhookEndpoint.objects.get(user=bot.user)
+    stored = json.dumps([endpoint.secrets, endpoint.secrets_expire])
+    assert bot.secret not in stored and rotated.secret not in stored
+    assert "whsec_" not in stored
+    assert webhooks.live_secrets(endpoint)[:2] == [rotated.secret, bot.secret]
 
 
 def test_rotations_in_a_row_keep_a_few_secrets_at_most(bot: Bot) -> None:
