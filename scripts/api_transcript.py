@@ -548,7 +548,14 @@ def run() -> str:
         )
         log = (folder / "server.log").open("wb")
         server = subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts" / "run_dev.py"), "--port", str(port)],
+            # --noreload: a file touched meanwhile must not restart the server mid-game.
+            [
+                sys.executable,
+                str(ROOT / "scripts" / "run_dev.py"),
+                "--port",
+                str(port),
+                "--noreload",
+            ],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -567,8 +574,9 @@ def run() -> str:
                 if step.wait_for_mail:
                     address = step.wait_for_mail
                     _wait(lambda a=address: _mail_to(folder, a), f"mail to {address}")
+                # A command that fails fails the run, with what it said (not an empty output).
                 script = (
-                    f". {state}; export API\n{command}\n"
+                    f". {state}; export API\nset -eo pipefail\n{command}\nset +e\n"
                     f"for v in {' '.join(VARIABLES)}; do "
                     f'if [ -n "${{!v+x}}" ]; then declare -p "$v"; fi; done > {state}.new\n'
                 )

@@ -60,6 +60,11 @@ def vapid_keys(path: Path = VAPID_FILE) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--noreload",
+        action="store_true",
+        help="the web server does not restart when a source file changes (scripts use it)",
+    )
     args = parser.parse_args()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.setdefault("DJANGO_SETTINGS_MODULE", "gamenook.settings.local")
@@ -85,7 +90,13 @@ def main() -> int:
         worker += ["--pool", "solo"]
     commands = {
         # daphne's runserver (gamenook.settings.local): HTTP and WebSockets, static files too.
-        "web": [python, "manage.py", "runserver", f"127.0.0.1:{args.port}"],
+        "web": [
+            python,
+            "manage.py",
+            "runserver",
+            f"127.0.0.1:{args.port}",
+            *(["--noreload"] if args.noreload else []),
+        ],
         "worker": [*worker, "--without-mingle", "--without-gossip"],
         "beat": [celery, "-A", "gamenook", "beat", "-l", "info"],
     }

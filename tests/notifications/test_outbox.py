@@ -15,7 +15,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.test import Client, override_settings
 from django.urls import get_script_prefix, reverse, set_script_prefix
 
-from games.models import Table
+from games.models import Move, Seat, Table
 from games.selectors import facts_of
 from notifications import services, tasks
 from notifications.models import OutboxMessage, Preferences
@@ -213,22 +213,28 @@ def test_a_forged_unsubscribe_token_is_refused(client: Client) -> None:
 
 
 def test_the_game_over_mail_shows_the_ranking_and_scores(jobs: Jobs) -> None:
-    alice = make_user("alice")
+    alice, bob = make_user("alice"), make_user("bob")
     with time_machine.travel(T0, tick=False):
-        table = started_table(alice, bots=1, turn_hours=12)
+        table = started_table(alice, bob, bots=1, turn_hours=12)
         for _ in range(500):
             jobs.drain()
             table.refresh_from_db()
             if table.status != Table.Status.ACTIVE:
                 break
-            if seat_to_act(table).user == alice:
+            if seat_to_act(table).user in (alice, bob):
                 play_turn(table)
         jobs.drain()
     assert table.status == Table.Status.FINISHED
-    message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.GAME_OVER)
-    assert message.user == alice and message.status == OutboxMessage.Status.SENT
+    # The person whose own move ended the game saw the end in its answer: not mailed
+    # (issue 38). The other person is, and the bot's name is in the ranking.
+    last = Move.objects.filter(table=table).order_by("-seq").first()
+    assert last is not None
+    ender = Seat.objects.get(table=table, number=last.seat).user_id
+    reader = bob if ender == alice.pk and last.source == Move.Source.PLAYER else alice
+    message = OutboxMessage.objects.get(kind=OutboxMessage.Kind.GAME_OVER, user=reader)
+    assert message.status == OutboxMessage.Status.SENT
     assert "Ranking:" in message.text and "1. " in message.text
-    assert "alice" in message.text and "Bot 1 (easy)" in message.text
+    assert "alice" in message.text and "bob" in message.text and "Bot 1 (easy)" in message.text
     assert "<th>Score</th>" in message.html and "alice" in message.html
     # Issue 39: the game was rated in its follow-up, before the mail was written.
     assert re.search(r"Your rating: \d+\? \((\+|-)\d+\)\.", message.text), message.text

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 import time_machine
@@ -23,7 +24,7 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
-from games.models import Table
+from games.models import Move, Seat, Table
 from notifications import services
 from notifications.models import OutboxMessage, PushMessage, PushSubscription, Reminder
 
@@ -308,20 +309,32 @@ def test_the_halfway_reminder_is_pushed_only_to_a_player_away_from_the_table(
 
 
 def test_game_over_is_pushed_with_the_replay_link(jobs: Jobs, service: PushService) -> None:
-    alice = make_user()
-    device = Device()
-    subscribe(alice, service.endpoint("phone"), device)
-    services.preferences_update(alice, your_turn_push=False)
-    table = started_table(alice, bots=1, turn_hours=24)
+    alice, bob = make_user(), make_user()
+    devices = {alice: Device(), bob: Device()}
+    for person, device in devices.items():
+        subscribe(person, service.endpoint(f"phone-{person.pk}"), device)
+        services.preferences_update(person, your_turn_push=False)
+    table = started_table(alice, bob, bots=1, turn_hours=24)
     for _ in range(500):
-        her_turn(table, alice, jobs)
+        jobs.drain()
+        table.refresh_from_db()
         if table.status != Table.Status.ACTIVE:
             break
-        play_turn(table)
+        if seat_to_act(table).user in devices:
+            play_turn(table)
     jobs.drain()
     assert table.status == Table.Status.FINISHED
-    (posted,) = service.posted
-    payload = device.decrypt(posted)
+    # Whoever ended the game with their own move saw the end (issue 38): no push to them.
+    last = Move.objects.filter(table=table).order_by("-seq").first()
+    assert last is not None
+    ender = Seat.objects.get(table=table, number=last.seat).user_id
+    told = [p for p in devices if not (p.pk == ender and last.source == Move.Source.PLAYER)]
+    assert sorted(posted.path for posted in service.posted) == sorted(
+        urlsplit(service.endpoint(f"phone-{person.pk}")).path for person in told
+    )
+    reader = told[0]
+    (posted,) = [p for p in service.posted if p.path.endswith(f"phone-{reader.pk}")]
+    payload = devices[reader].decrypt(posted)
     assert payload["kind"] == "game_over"
     assert payload["url"] == f"http://127.0.0.1:8000/tables/{table.pk}/replay/"
     assert payload["title"].startswith(f"The game at table {table.pk} is over: you placed ")
