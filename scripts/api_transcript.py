@@ -455,6 +455,22 @@ def _answer(raw: str, trim: int) -> tuple[str, str]:
     return "\n".join(kept), text
 
 
+#: An answer's body longer than this shows its first ``HEAD_LINES`` and last
+#: ``TAIL_LINES`` lines, with a line saying how many were left out between (the page is
+#: read by people; docs/api.md describes every field).
+MAX_BODY_LINES = 16
+HEAD_LINES, TAIL_LINES = 9, 5
+
+
+def _cut(body: str) -> str:
+    """``body`` with at most ``MAX_BODY_LINES`` lines, and a line saying what was left out."""
+    lines = body.split("\n")
+    if len(lines) <= MAX_BODY_LINES:
+        return body
+    left_out = len(lines) - HEAD_LINES - TAIL_LINES
+    return "\n".join([*lines[:HEAD_LINES], f"  … ({left_out} lines)", *lines[-TAIL_LINES:]])
+
+
 def _markdown(commands: list[str], outputs: list[str]) -> str:
     parts = [
         BEGIN,
@@ -463,8 +479,9 @@ def _markdown(commands: list[str], outputs: list[str]) -> str:
         "command below with bash against `make run`'s processes on a fresh database and "
         "writes what it answered here; CI runs it again and checks that the answers are "
         "still these (times, tokens and link tokens aside). Of the response headers only "
-        "`ETag`, `Idempotent-Replayed` and `Retry-After` are shown, JSON is re-indented, and "
-        "long lists are trimmed where marked `…`.",
+        "`ETag`, `Idempotent-Replayed` and `Retry-After` are shown, JSON is re-indented, "
+        f"long lists are trimmed where marked `…`, and an answer longer than "
+        f"{MAX_BODY_LINES} lines shows its start and its end (docs/api.md has every field).",
         "",
         "Start the server as `make run` does, on a database of its own and with a fixed "
         "seed, so that the game below is dealt again card for card "
@@ -484,6 +501,7 @@ def _markdown(commands: list[str], outputs: list[str]) -> str:
         if step.prose:
             parts += ["", step.prose]
         head, body = _answer(output, step.trim)
+        body = _cut(body)
         parts += ["", "```console", f"$ {command}"]
         if not head:
             parts += [body, "```"]
