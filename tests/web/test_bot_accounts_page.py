@@ -60,7 +60,9 @@ def test_making_a_bot_shows_its_token_once_and_lists_it_with_a_badge(alice: User
     assert key not in page  # once
     assert 'data-bot="robo"' in page and "Plays at random." in page
     assert '<span class="badge-bot" title="A bot account, run by alice">BOT</span>' in page
-    assert "See the bot API guide in docs/bots-api.md" in page
+    # The way to the API is a link the site serves, not a file of the repository.
+    assert '<a href="/api/v1/docs/">the API</a>' in page
+    assert client.get("/api/v1/docs/").status_code == 200
 
 
 def test_a_refused_name_is_said_beside_the_form(alice: User) -> None:
