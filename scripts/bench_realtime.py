@@ -306,21 +306,30 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def server_arguments(parser: argparse.ArgumentParser, name: str, broker_db: int) -> None:
+    """The scratch services a benchmark's server runs on: its database (``name``), and two
+    Redis databases, ``broker_db`` for the broker and the next one for the channel layer."""
     parser.add_argument(
         "--database-url",
         default=os.environ.get(
-            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamenook_bench_realtime"
+            "BENCH_DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/gamenook_bench_{name}"
         ),
     )
     parser.add_argument(
-        "--broker", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/8")
+        "--broker",
+        default=os.environ.get("BENCH_BROKER_URL", f"redis://127.0.0.1:6379/{broker_db}"),
     )
     parser.add_argument(
         "--channel-layer",
-        default=os.environ.get("BENCH_CHANNEL_LAYER_URL", "redis://127.0.0.1:6379/9"),
+        default=os.environ.get(
+            "BENCH_CHANNEL_LAYER_URL", f"redis://127.0.0.1:6379/{broker_db + 1}"
+        ),
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    server_arguments(parser, "realtime", broker_db=8)
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--timer", choices=["relaxed", "normal", "fast"], default="fast")

@@ -69,6 +69,7 @@ from bench_realtime import (  # noqa: E402
     _redis_empty,
     _setup_django,
     _wait_for_port,
+    server_arguments,
 )
 from cluster_check import Processes, _database, _free_port  # noqa: E402
 
@@ -462,19 +463,7 @@ async def _run(args: argparse.Namespace, port: int, pid: int, tables: Any, ids: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get(
-            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/gamenook_bench_streams"
-        ),
-    )
-    parser.add_argument(
-        "--broker", default=os.environ.get("BENCH_BROKER_URL", "redis://127.0.0.1:6379/10")
-    )
-    parser.add_argument(
-        "--channel-layer",
-        default=os.environ.get("BENCH_CHANNEL_LAYER_URL", "redis://127.0.0.1:6379/11"),
-    )
+    server_arguments(parser, "streams", broker_db=10)
     parser.add_argument("--tables", type=int, default=250)
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--rest", type=float, default=60, help="seconds at rest")
