@@ -2,9 +2,11 @@
 
 ``GET /api/v1/stream/events`` and ``GET /api/v1/tables/{id}/stream`` answer
 ``application/x-ndjson``: one JSON object per line, a blank line as keep-alive
-every ``GAMENOOK_STREAM_KEEPALIVE_SECONDS`` when nothing else was sent, and at
-most ``GAMENOOK_STREAM_MAX_SECONDS`` long (then ``{"type": "end", "reason":
-"reconnect"}``). They are async views of the ASGI site (daphne): the request is
+after ``GAMENOOK_STREAM_KEEPALIVE_SECONDS`` with nothing else sent (a quarter
+of it late at most: ``Beat``), and at most ``GAMENOOK_STREAM_MAX_SECONDS`` long
+(then ``{"type": "end", "reason": "reconnect"}``). They are async views of the
+ASGI site (a uvicorn process of their own in production, docs/deploy.md; the
+one daphne of ``make run``): the request is
 admitted by the API's own machinery, in the database thread (DRF's
 authentication with a token of either scope or a session, its permissions and
 throttles, the view API's ``viewer_seat``), and refused BEFORE the stream
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -202,14 +205,15 @@ class Feed:
         assert self.layer is not None  # noqa: S101 (opened)
         await self.layer.group_send(group, message)
 
-    async def next(self, timeout: float) -> dict[str, Any] | None:
-        """The next message, or None after ``timeout`` seconds without one."""
+    async def next(self, beat: asyncio.Future[None]) -> dict[str, Any] | None:
+        """The next message, or None if ``beat`` (the stream's next beat) comes first."""
         assert self.layer is not None  # noqa: S101 (opened)
         if self.pending is None:
             self.pending = asyncio.ensure_future(self.layer.receive(self.channel))
-        done, _ = await asyncio.wait((self.pending,), timeout=max(timeout, 0.0))
-        if not done:
-            return None
+        if not self.pending.done():
+            await asyncio.wait((self.pending, beat), return_when=asyncio.FIRST_COMPLETED)
+            if not self.pending.done():
+                return None
         got, self.pending = self.pending, None
         return got.result()
 
@@ -225,6 +229,55 @@ class Feed:
             except Exception:  # a stream that ends must not fail for a lost connection
                 logger.exception("leaving %s failed", group)
         self.groups = []
+
+
+class Beat:
+    """The keep-alive clock of a process's streams of one keep-alive period.
+
+    A timer a stream would wake the process once a stream a period, each time
+    for one blank line. The beat rounds each stream's due time up to a grid of a
+    quarter period and holds one future a point of the grid: the streams due at
+    one point all wake in one pass of the loop and their lines go out together,
+    and no stream holds a timer of its own. A stream silent for a period sends
+    its blank line a quarter period late at most; an idle stream, whose line
+    was sent on the grid, exactly every period.
+    """
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.step = period / 4
+        self.points: dict[float, asyncio.Future[None]] = {}
+
+    def at(self, due: float) -> tuple[float, asyncio.Future[None]]:
+        """The first point of the grid at or after ``due`` (the loop's clock), and a
+        future done then, shared by every stream due there."""
+        loop = asyncio.get_running_loop()
+        # A point plus a period is a point: the rounding error of the division is not
+        # taken for a step.
+        point = math.ceil(due / self.step - 1e-6) * self.step
+        coming = self.points.get(point)
+        if coming is None or coming.get_loop() is not loop:
+            coming = self.points[point] = loop.create_future()
+            loop.call_at(point, self._fire, point, coming)
+        return point, coming
+
+    def _fire(self, point: float, coming: asyncio.Future[None]) -> None:
+        if self.points.get(point) is coming:
+            del self.points[point]
+        if not coming.done():
+            coming.set_result(None)
+
+
+#: The process's beats, by period (tests change the periods; one per period asked).
+_beats: dict[float, Beat] = {}
+
+
+def beat_of(period: float) -> Beat:
+    """The process's beat for streams of keep-alive ``period`` seconds."""
+    beat = _beats.get(period)
+    if beat is None:
+        beat = _beats[period] = Beat(period)
+    return beat
 
 
 class Stream:
@@ -265,29 +318,32 @@ class Stream:
         return conf.stream_keepalive_seconds()
 
     async def lines(self) -> AsyncIterator[bytes]:
+        """The stream's lines: its first, then its messages', a blank line after a
+        keep-alive period of silence (``Beat``), and its end ("reconnect") once it has
+        lived ``GAMENOOK_STREAM_MAX_SECONDS``."""
         loop = asyncio.get_running_loop()
-        keepalive = self.keepalive_seconds()
+        beat = beat_of(self.keepalive_seconds())
         try:
             for text in await self.open():
                 yield text
             until = loop.time() + conf.stream_max_seconds()
-            last = loop.time()
+            point, due = beat.at(min(loop.time() + beat.period, until))
             while not self.ended:
-                now = loop.time()
-                if now >= until:
-                    yield end_line("reconnect")
-                    return
-                message = await self.feed.next(min(last + keepalive, until) - now)
+                message = await self.feed.next(due)
                 if message is None:
-                    if loop.time() - last >= keepalive:
-                        yield KEEPALIVE
-                        last = loop.time()
+                    if loop.time() >= until:
+                        yield end_line("reconnect")
+                        return
+                    yield KEEPALIVE
+                    # From the point it was due at, not from now: an idle stream's
+                    # lines stay on the grid, one a period.
+                    point, due = beat.at(min(point + beat.period, until))
                     continue
                 out = await self.handle(message)
                 for text in out:
                     yield text
                 if out:
-                    last = loop.time()
+                    point, due = beat.at(min(loop.time() + beat.period, until))
         finally:
             await self.close()
 

@@ -485,7 +485,8 @@ GAMENOOK_MAX_BOT_SEATS = env.int("GAMENOOK_MAX_BOT_SEATS", default=20)
 # Issue 40: a game with no person at it (bot accounts and built-in bots only) may not start
 # when one of its bot accounts has started this many such games in the last 24 hours.
 GAMENOOK_BOT_GAMES_PER_DAY = env.int("GAMENOOK_BOT_GAMES_PER_DAY", default=100)
-# NDJSON streams (live.streams): a blank line after this long silent, on the events stream
+# NDJSON streams (live.streams): a blank line after this long silent (a quarter of it late at
+# most: live.streams.Beat sends a process's keep-alives together), on the events stream
 # (a few seconds: a client tells a dead connection quickly) and on a table's stream (under
 # the 60 s a proxy commonly allows an idle response); and a stream's longest life.
 GAMENOOK_STREAM_KEEPALIVE_SECONDS = env.float("GAMENOOK_STREAM_KEEPALIVE_SECONDS", default=10.0)

@@ -25,6 +25,7 @@ from accounts.models import ApiToken
 from gamenook.asgi import application
 from games import services
 from games.models import Table
+from live import streams
 from tests.factories import start_table
 from tests.live.conftest import api_view, legal_action, make_user, run, session_for, token_for
 
@@ -566,3 +567,34 @@ def test_keepalives_and_the_lifetime(layer: str) -> None:
     assert got[0]["type"] == "hello"
     assert got[-1] == {"type": "end", "reason": "reconnect"}
     assert {} in got[1:-1]  # a blank line between
+
+
+@pytest.mark.parametrize("period", [0.3, 8.0, 10.0, 30.0])
+def test_the_keepalive_beat_rounds_a_due_time_up_to_a_quarter_period(period: float) -> None:
+    """Streams due at one point of the grid share one future (their lines go out in one
+    pass of the loop); a point plus a period is the next period's point, so an idle
+    stream keeps one line a period; a stream is never told before it is due, and at
+    most a quarter period after."""
+    step = period / 4
+
+    async def scenario() -> None:
+        beat = streams.Beat(period)
+        now = asyncio.get_running_loop().time()
+        base, first = beat.at(now + 10 * period)
+        assert now + 10 * period <= base <= now + 10 * period + step
+        assert beat.at(base - step / 2) == (base, first)  # due within the step before: shared
+        later, second = beat.at(base + step / 100)
+        assert later == pytest.approx(base + step) and second is not first
+        point = base
+        for _ in range(500):  # rounding never adds a step to an idle stream's period
+            following = beat.at(point + period)[0]
+            assert following == pytest.approx(point + period, abs=step / 100)
+            point = following
+        for fraction in (0.01, 0.3, 0.99, 1.0, 2.7):
+            due = base + fraction * step
+            assert due - 1e-9 <= beat.at(due)[0] <= due + step
+        assert not first.done()
+        for coming in beat.points.values():
+            coming.cancel()
+
+    asyncio.run(scenario())
