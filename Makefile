@@ -24,7 +24,7 @@ help:
 	@echo "make bench-ratings 100,000 finished games of 2 to 10 seats rebuilt from their logs, the live rating of 1,000, the leaderboard at 100,000 players (PostgreSQL)"
 	@echo "make bench-api  API load: actions vs a one-INSERT endpoint over gunicorn + PostgreSQL"
 	@echo "make bench-realtime 200 real-time tables, Fast timers, scripted humans over WebSockets: timer lateness, pushes, CPU"
-	@echo "make bench-streams 1,000 table streams and 1,000 event streams on one daphne: CPU at rest and a move, a move's line latency (PostgreSQL, Redis)"
+	@echo "make bench-streams 1,000 table streams and 1,000 event streams on one uvicorn (the streams' process; --server daphne to compare): CPU at rest and a move, a move's line latency (PostgreSQL, Redis)"
 	@echo "make bench-web  server time of the web table page and its live update (PostgreSQL); a move's time to the other page, polling vs socket, and an idle page's CPU (daphne, Redis, Chromium)"
 	@echo "make screenshots the browser tests, keeping their screenshots in docs/web/"
 	@echo "make cluster-check 2 gunicorns, 2 workers (one SIGKILLed) and beat, 200 tables: exactly once"

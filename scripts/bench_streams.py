@@ -3,6 +3,7 @@
     .venv/bin/python scripts/bench_streams.py [--database-url URL] [--broker URL]
         [--channel-layer URL] [--tables 250] [--seats 4] [--rest 60] [--moves 300]
         [--blocks 4] [--gap 0.2] [--warmup 1] [--keepalive S] [--profile FILE]
+        [--server uvicorn|daphne]
 
 What it does, with the production settings, everything on this machine:
 
@@ -12,27 +13,29 @@ What it does, with the production settings, everything on this machine:
    ``--tables`` x ``--seats`` users, a token each, and starts ``--tables``
    turn-by-turn Flip tables of ``--seats`` people (no bots: no Celery worker
    is needed; the jobs the moves queue stay in the broker, emptied at the end).
-2. Starts ONE daphne process (``gamenook.asgi``; PostgreSQL through the ASGI
-   pool, Redis's publish-and-subscribe channel layer).
+2. Starts ONE web process serving ``gamenook.asgi`` (PostgreSQL through the
+   ASGI pool, Redis's publish-and-subscribe channel layer): ``--server``
+   uvicorn on uvloop and httptools, as the streams' process runs in
+   production (docs/deploy.md), or daphne.
 3. Opens, from this process's asyncio client (aiohttp), one table stream per
    seat (``GET /api/v1/tables/{id}/stream``, 1,000 by default) and one events
    stream per user (``GET /api/v1/stream/events``, 1,000), and waits for
    every first line.
-4. At rest: the daphne process's CPU (utime + stime from /proc/<pid>/stat)
+4. At rest: the web process's CPU (utime + stime from /proc/<pid>/stat)
    over ``--rest`` seconds, in % of one core, with the keep-alive lines the
    client received meanwhile.
 5. Moves: ``--moves`` moves through the API (``POST .../actions/``, one at a
    time, ``--gap`` seconds apart, round robin over the tables), each the
    first legal action the acting seat's stream offered. In ``--blocks``
    alternated blocks: streams open / every stream closed (the like-for-like
-   anchor: the same moves on the same daphne with nothing open). Latency of a
+   anchor: the same moves on the same process with nothing open). Latency of a
    move to a stream: the instant the stream's line of that version (a table
    stream's ``change``, the next player's ``turn`` event) arrived, minus
    ``time.time()`` taken in the client right before the request was sent. The
    commit happens between the two, so this is an upper bound of commit-to-line
    (it includes the request's own way to the server and its work before the
    commit). Printed too: the line's arrival minus the answer's (negative: the
-   line came first). CPU per move: daphne's CPU over the block / its moves.
+   line came first). CPU per move: the process's CPU over the block / its moves.
    Each block's first ``--warmup`` moves are made and not counted (the first
    request after a pause waits on its connections, streams or not).
 
@@ -75,7 +78,7 @@ from cluster_check import Processes, _database, _free_port  # noqa: E402
 
 
 def _settings(args: argparse.Namespace, folder: Path) -> str:
-    """The settings module daphne runs: production's, with ``--keepalive`` if given."""
+    """The settings module the server runs: production's, with ``--keepalive`` if given."""
     if args.keepalive is None:
         return "gamenook.settings.production"
     (folder / "bench_streams_settings.py").write_text(
@@ -110,8 +113,14 @@ def _env(args: argparse.Namespace, folder: Path) -> dict[str, str]:
 
 def _cpu(pid: int) -> float:
     """The process's user + system CPU so far, in seconds."""
+    return sum(_cpu_parts(pid))
+
+
+def _cpu_parts(pid: int) -> tuple[float, float]:
+    """The process's user and system CPU so far, in seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
 
 
 def _setup(tables: int, seats: int) -> list[list[tuple[int, str]]]:
@@ -389,7 +398,7 @@ async def _run(args: argparse.Namespace, port: int, pid: int, tables: Any, ids: 
         start = 0
         per_block = max(1, args.moves // args.blocks) + args.warmup
         rest_reported = False
-        rest_rate = 0.0  # daphne's CPU seconds a second at rest with the streams open
+        rest_rate = 0.0  # the server's CPU seconds a second at rest with the streams open
         for b in range(args.blocks):
             streams = b % 2 == 0
             block = Block(streams)
@@ -403,15 +412,18 @@ async def _run(args: argparse.Namespace, port: int, pid: int, tables: Any, ids: 
                 await asyncio.sleep(3)  # the openings' work settles
                 if not rest_reported:
                     rest_reported = True
-                    keep0, cpu0, wall0 = seen.keepalives, _cpu(pid), time.monotonic()
+                    keep0, parts0, wall0 = seen.keepalives, _cpu_parts(pid), time.monotonic()
                     load0 = os.getloadavg()[0]
                     await asyncio.sleep(args.rest)
-                    cpu, wall = _cpu(pid) - cpu0, time.monotonic() - wall0
+                    wall = time.monotonic() - wall0
+                    user, system = (b - a for a, b in zip(parts0, _cpu_parts(pid), strict=True))
+                    cpu = user + system
                     keep = seen.keepalives - keep0
                     rest_rate = cpu / wall
                     print(
-                        f"at rest with {len(tasks)} streams: daphne CPU "
-                        f"{100 * cpu / wall:.2f} % of a core over {wall:.0f} s; "
+                        f"at rest with {len(tasks)} streams: {args.server} CPU "
+                        f"{100 * cpu / wall:.2f} % of a core over {wall:.0f} s "
+                        f"(user {100 * user / wall:.2f} %, system {100 * system / wall:.2f} %); "
                         f"keep-alive lines {keep} ({keep / wall:.0f}/s); "
                         f"load before {load0:.2f}, after {os.getloadavg()[0]:.2f}"
                     )
@@ -429,7 +441,7 @@ async def _run(args: argparse.Namespace, port: int, pid: int, tables: Any, ids: 
             busy = block.wall - block.moves * args.gap
             print(
                 f"block {b} ({'streams open' if streams else 'no stream'}): {block.moves} moves, "
-                f"daphne CPU {1000 * block.cpu / block.moves:.1f} ms a move "
+                f"{args.server} CPU {1000 * block.cpu / block.moves:.1f} ms a move "
                 f"({100 * block.cpu / block.wall:.1f} % of a core over {block.wall:.0f} s, "
                 f"{busy:.0f} s of it not sleeping); answer {_ms(block.answer)}"
             )
@@ -454,11 +466,25 @@ async def _run(args: argparse.Namespace, port: int, pid: int, tables: Any, ids: 
             )
             print(f"SUMMARY: move written (just before its commit) -> line {_ms(written)}")
             print(
-                f"SUMMARY: daphne CPU a move {1000 * cpu_with:.1f} ms with the streams open, "
+                f"SUMMARY: {args.server} CPU a move {1000 * cpu_with:.1f} ms "
+                "with the streams open, "
                 f"{1000 * cpu_without:.1f} ms with none (anchor), "
                 f"+{1000 * (cpu_with - cpu_without):.1f} ms for the streams "
                 f"({1000 * (cpu_with - resting - cpu_without):.1f} ms net of their CPU at rest)"
             )
+
+
+def _server_command(server: str, port: int) -> list[str]:
+    """The web process's command line: daphne, or uvicorn on uvloop and httptools."""
+    if server == "uvicorn":
+        return [
+            *(str(Path(sys.executable)), "-m", "uvicorn"),
+            *("--host", "127.0.0.1", "--port", str(port), "--loop", "uvloop"),
+            *("--http", "httptools", "--no-access-log", "--lifespan", "off"),
+            "gamenook.asgi:application",
+        ]
+    daphne = str(Path(sys.executable).parent / "daphne")
+    return [daphne, "-b", "127.0.0.1", "-p", str(port), "gamenook.asgi:application"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -473,7 +499,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warmup", type=int, default=1, help="moves a block first makes and does not count"
     )
-    parser.add_argument("--profile", default="", help="write daphne's cProfile stats here")
+    parser.add_argument("--profile", default="", help="write the server's cProfile stats here")
+    parser.add_argument(
+        "--server", choices=["uvicorn", "daphne"], default="uvicorn", help="the web process"
+    )
     parser.add_argument(
         "--keepalive", type=float, default=None, help="GAMENOOK_STREAM_KEEPALIVE_SECONDS"
     )
@@ -483,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = min(hard, 65536)
     if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))  # daphne inherits it
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))  # the server inherits it
     _redis_empty(args.broker)
     _redis_empty(args.channel_layer)
     _database(args.database_url)
@@ -504,24 +533,24 @@ def main(argv: list[str] | None = None) -> int:
     ).stdout.strip()
     port = _free_port()
     procs = Processes()
-    daphne = str(Path(sys.executable).parent / "daphne")
-    command = [daphne, "-b", "127.0.0.1", "-p", str(port), "gamenook.asgi:application"]
-    if args.profile:  # daphne under cProfile: its stats written when it stops
-        command = [python, "-m", "cProfile", "-o", args.profile, *command]
-    procs.start("daphne", command, env, folder)
+    command = _server_command(args.server, port)
+    if args.profile:  # the server under cProfile: its stats written when it stops
+        script = command[1:] if command[1] == "-m" else command  # python -m uvicorn ...
+        command = [python, "-m", "cProfile", "-o", args.profile, *script]
+    procs.start(args.server, command, env, folder)
     try:
-        _wait_for_port(port, procs, "daphne")
+        _wait_for_port(port, procs, args.server)
         print(
             f"machine: {platform.node()} {os.cpu_count()} cores, python {platform.python_version()}"
         )
         print(f"commit {commit} (and the working tree), {time.strftime('%Y-%m-%d %H:%M %Z')}")
-        asyncio.run(_run(args, port, procs.procs["daphne"].pid, tables, ids))
-        procs.check_alive("daphne")
+        asyncio.run(_run(args, port, procs.procs[args.server].pid, tables, ids))
+        procs.check_alive(args.server)
     finally:
-        procs.stop("daphne")
+        procs.stop(args.server)
         _redis_emptied(args.broker)
         _redis_emptied(args.channel_layer)
-    print(f"daphne's log: {folder / 'daphne.log'}")
+    print(f"{args.server}'s log: {folder / (args.server + '.log')}")
     return 0
 
 

@@ -14,6 +14,13 @@ __all__ = ["known_deals", "make_user"]  # the fixture applies here; tests import
 
 PASSWORD = "correct horse battery"
 
+
+@pytest.fixture
+def site_server() -> str:
+    """The ASGI server of ``tests.web.site``'s site; a test module may name another."""
+    return "daphne"
+
+
 #: The lobby's "Open a table" form as the page sends it by default (three seats, turn by turn).
 NEW_TABLE_FORM = {
     "seat_count": "3",

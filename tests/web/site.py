@@ -1,10 +1,11 @@
 """A whole site in processes of its own, for the real-time browser test.
 
 daphne serves ``tests.web.asgi`` (gamenook's ASGI application: HTTP and the
-``live`` WebSockets, with static files), and a real Celery worker and beat run
-the timers: each move timer and each end of a hold is an ETA job
-(``notifications.jobs.dispatch_at``) that the worker runs at its instant, and
-beat runs the real-time sweep behind them. All three work on the test's own
+``live`` WebSockets, with static files), or uvicorn where a test module's
+``site_server`` fixture says so (the streams' server, docs/deploy.md), and a
+real Celery worker and beat run the timers: each move timer and each end of a
+hold is an ETA job (``notifications.jobs.dispatch_at``) that the worker runs at
+its instant, and beat runs the real-time sweep behind them. All three work on the test's own
 database (pytest-django's transactional one) and on one Redis database,
 ``GAMENOOK_TEST_REDIS_DB`` (the broker and the channel layer), flushed at the end.
 """
@@ -74,12 +75,22 @@ def _wait_until_serving(site: Site, seconds: float = 30) -> None:
             if answer.status == 200:
                 return
         time.sleep(0.2)
-    raise AssertionError("daphne did not start serving\n" + site.tail())
+    raise AssertionError("the server did not start serving\n" + site.tail())
+
+
+def _server_command(server: str, port: int) -> list[str]:
+    """The site's ASGI server: daphne, or uvicorn as the streams' process runs it."""
+    if server == "uvicorn":
+        return [str(BIN / "uvicorn"), "--host", "127.0.0.1", "--port", str(port),
+                "--loop", "uvloop", "--http", "httptools", "--lifespan", "off",
+                "tests.web.asgi:application"]  # fmt: skip
+    return [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "tests.web.asgi:application"]
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    """daphne, a Celery worker and beat on the test database; skips without PostgreSQL/Redis."""
+def site(tmp_path: Path, site_server: str) -> Iterator[Site]:
+    """daphne (or ``site_server``), a Celery worker and beat on the test database; skips
+    without PostgreSQL/Redis."""
     if connection.vendor != "postgresql":
         pytest.skip("the site's processes share the test database: PostgreSQL only")
     import redis
@@ -111,8 +122,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
     env.pop("GAMENOOK_LIVE_RECHECK_SECONDS", None)
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser fixture's switch is ours only
     commands = {
-        "daphne": [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                   "tests.web.asgi:application"],
+        site_server: _server_command(site_server, port),
         "worker": [str(BIN / "celery"), "-A", "gamenook", "worker", "--pool=solo",
                    "--without-mingle", "--without-gossip", "-l", "info"],
         "beat": [str(BIN / "celery"), "-A", "gamenook", "beat", "-l", "info"],

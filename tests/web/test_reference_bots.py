@@ -1,6 +1,7 @@
 """Issue 40 §5: the two reference bots of examples/ play a whole game against a live site.
 
-The site is daphne, a Celery worker and beat in processes of their own on the
+The site is uvicorn (the server of the streams' process in production,
+docs/deploy.md), a Celery worker and beat in processes of their own on the
 test database (``tests/web/site.py``). A person makes two bot accounts, gives
 one its token for ``examples/random_bot.py`` (the event stream) and registers
 the other's URL for ``examples/webhook_bot.py`` (signed webhooks, loopback
@@ -32,6 +33,13 @@ from tests.web.site import ROOT, Site, _free_port, site
 __all__ = ["site"]
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, reset_sequences=True)]
+
+
+@pytest.fixture
+def site_server() -> str:
+    """The bots' streams are served as in production: by uvicorn."""
+    return "uvicorn"
+
 
 #: The longest a whole single-round game of four may take here, bots and host included.
 GAME_SECONDS = 240
