@@ -71,9 +71,10 @@ PLAY_ALLOWED: frozenset[str] = frozenset(
         "table-concede",
         "table-log",
         "table-record",
-        # Invitations: a table's (the host invites), one's own, declining one.
+        # Invitations: a table's (the host invites), one's own, declining or withdrawing one.
         "invitations",
         "invitation-decline",
+        "invitation-withdraw",
         "table-invitations",
         # The event stream and a table's stream (NDJSON).
         "stream-events",

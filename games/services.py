@@ -1461,6 +1461,35 @@ def invitation_decline(*, invitation_id: int, user: User) -> Invitation:
         return invitation
 
 
+def invitation_withdraw(*, invitation_id: int, host: User) -> Invitation:
+    """The host withdraws their table's pending invitation ``invitation_id``.
+
+    An invitation to a table ``host`` does not host is not found (404
+    ``no_such_invitation``), as one that does not exist. One already answered,
+    or lapsed, is a 409 ``invitation_answered``. Withdrawn, it no longer lets a
+    bot account sit at a table that admits invited bots only; the host may
+    invite the same player again.
+    """
+    with transaction.atomic():
+        invitation = (
+            Invitation.objects.select_for_update()
+            .filter(pk=invitation_id, table__host_id=host.pk)
+            .first()
+        )
+        if invitation is None:
+            raise NotFound(
+                "Your tables have no invitation with that id.", code="no_such_invitation"
+            )
+        if invitation.status != Invitation.Status.PENDING:
+            raise Conflict(
+                f"That invitation is {invitation.status} already.", code="invitation_answered"
+            )
+        invitation.status = Invitation.Status.WITHDRAWN
+        invitation.answered_at = timezone.now()
+        invitation.save(update_fields=["status", "answered_at"])
+        return invitation
+
+
 def _invitations_lapse(table: Table) -> None:
     """The table started or closed: its pending invitations are withdrawn."""
     Invitation.objects.filter(table=table, status=Invitation.Status.PENDING).update(

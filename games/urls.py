@@ -33,4 +33,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         invitations.InvitationDeclineApi.as_view(),
         name="invitation-decline",
     ),
+    path(
+        "invitations/<id:invitation_id>/withdraw/",
+        invitations.InvitationWithdrawApi.as_view(),
+        name="invitation-withdraw",
+    ),
 ]

@@ -70,6 +70,7 @@ def table_invitations(table_id: int) -> list[dict[str, Any]]:
     bots = owners(invitation.user_id for invitation in found)
     return [
         {
+            "id": invitation.pk,
             "username": invitation.user.username,
             "created_at": invitation.created_at,
             "bot_owner": bots.get(invitation.user_id),

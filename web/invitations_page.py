@@ -1,8 +1,9 @@
 """Issue 40: inviting a player or a bot from a table's page, declining from the lobby.
 
-The table page's host (in the lobby) invites by name (``table_invite``); the
-lobby lists the user's invitations with Join (the table's own join form) and
-Decline (``invitation_decline``). Both write through ``games.services``.
+The table page's host (in the lobby) invites by name (``table_invite``) and
+withdraws an invitation not yet answered (``invitation_withdraw``); the lobby
+lists the user's invitations with Join (the table's own join form) and Decline
+(``invitation_decline``). Each writes through ``games.services``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ def table_invite(request: HttpRequest, table_id: int) -> HttpResponse:
     if not _is_live(request):  # the script's answer is the table's fragment, list and all
         messages.success(request, f"{form.cleaned_data['username']} is invited.")
     return _answer(request, table_id)
+
+
+@login_required
+@require_POST
+def invitation_withdraw(request: HttpRequest, table_id: int, invitation_id: int) -> HttpResponse:
+    """The host withdraws an invitation from the table's page; the page shows the list again."""
+    try:
+        invitation = services.invitation_withdraw(invitation_id=invitation_id, host=_user(request))
+    except ServiceError as exc:
+        return _answer(request, table_id, exc)
+    if not _is_live(request):
+        messages.success(request, f"The invitation to {invitation.user.username} is withdrawn.")
+    return _answer(request, invitation.table_id)
 
 
 @login_required

@@ -50,11 +50,17 @@ urlpatterns: list[URLPattern] = [
         name="table-concede",
     ),
     path("tables/<int:table_id>/replay/", views.table_replay, name="table-replay"),
-    # Issue 40: the host invites from the table's page; the invitee declines from the lobby.
+    # Issue 40: the host invites (and withdraws) from the table's page; the invitee declines
+    # from the lobby.
     path(
         "tables/<int:table_id>/invite/",
         limited("actions", invitations_page.table_invite),
         name="table-invite",
+    ),
+    path(
+        "tables/<int:table_id>/invitations/<int:invitation_id>/withdraw/",
+        limited("actions", invitations_page.invitation_withdraw),
+        name="invitation-withdraw",
     ),
     path(
         "invitations/<int:invitation_id>/decline/",

@@ -187,3 +187,24 @@ class InvitationDeclineApi(APIView):
         invitation = services.invitation_decline(invitation_id=invitation_id, user=user)
         bots = selectors.bot_account_ids([invitation.user_id])
         return Response(_table_invitation(invitation, bots))
+
+
+class InvitationWithdrawApi(APIView):
+    throttle_classes = (ActionThrottle,)
+
+    @extend_schema(
+        tags=TAG,
+        summary="Withdraw an invitation to your table",
+        description="The table's host only. 404 no_such_invitation for an id that is not an "
+        "invitation to one of your tables; 409 invitation_answered once it was accepted, "
+        "declined or withdrawn (the game started, the table closed).",
+        request=None,
+        responses={200: TableInvitationOutputSerializer, **_errors(400, 401, 404, 409, 422, 429)},
+    )
+    @idempotent
+    def post(self, request: Request, invitation_id: int) -> Response:
+        parse_input(_Empty, request.data)
+        host = request_user(request)
+        invitation = services.invitation_withdraw(invitation_id=invitation_id, host=host)
+        bots = selectors.bot_account_ids([invitation.user_id])
+        return Response(_table_invitation(invitation, bots))

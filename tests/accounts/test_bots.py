@@ -469,7 +469,8 @@ def test_the_allowlist_names_the_endpoints_of_the_design() -> None:
     expected = {
         "tables", "table", "table-join", "table-leave", "table-start", "table-view",
         "table-actions", "table-concede", "table-log", "table-record", "invitations",
-        "invitation-decline", "table-invitations", "stream-events", "table-stream", "me",
+        "invitation-decline", "invitation-withdraw", "table-invitations", "stream-events",
+        "table-stream", "me",
         "me-webhook", "me-webhook-rotate", "player", "player-history", "player-versus",
         "leaderboard", "table-ratings", "schema",
     }  # fmt: skip

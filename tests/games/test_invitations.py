@@ -196,6 +196,45 @@ def test_decline_is_the_invitees_only_and_once() -> None:
     services.invitation_create(table_id=table.pk, host=host, username="guest")
 
 
+def test_withdraw_is_the_hosts_only_and_once_and_closes_the_door_to_a_bot() -> None:
+    host, other = make_user("host"), make_user("other")
+    bot = make_bot(make_user("owner"), "robo")
+    table = services.table_create(host=host, seat_count=3)  # bot accounts: invited only
+    elsewhere = services.table_create(host=other, seat_count=2)
+    invitation = services.invitation_create(table_id=table.pk, host=host, username="robo")
+    for someone in (other, bot):  # not the host: as if there were no such invitation
+        with pytest.raises(NotFound) as missing:
+            services.invitation_withdraw(invitation_id=invitation.pk, host=someone)
+        assert missing.value.code == "no_such_invitation"
+    with pytest.raises(NotFound):
+        services.invitation_withdraw(invitation_id=invitation.pk + 1000, host=host)
+    invitation.refresh_from_db()
+    assert invitation.status == Invitation.Status.PENDING
+
+    services.invitation_withdraw(invitation_id=invitation.pk, host=host)
+    invitation.refresh_from_db()
+    assert invitation.status == Invitation.Status.WITHDRAWN
+    assert invitation.answered_at is not None
+    assert selectors.invitations_pending(bot.pk) == []
+    with pytest.raises(Conflict) as answered:
+        services.invitation_withdraw(invitation_id=invitation.pk, host=host)
+    assert answered.value.code == "invitation_answered"
+    with pytest.raises(ServiceError):  # withdrawn, the bot may no longer sit here
+        services.table_join(table_id=table.pk, user=bot)
+    assert not table.seats.filter(user=bot).exists()
+    # The host may ask again, and the new invitation lets the bot in.
+    services.invitation_create(table_id=table.pk, host=host, username="robo")
+    services.table_join(table_id=table.pk, user=bot)
+    assert table.seats.filter(user=bot).exists()
+    # An accepted invitation cannot be withdrawn; another host's is not found.
+    accepted = Invitation.objects.get(table=table, user=bot, status=Invitation.Status.ACCEPTED)
+    with pytest.raises(Conflict):
+        services.invitation_withdraw(invitation_id=accepted.pk, host=host)
+    theirs = services.invitation_create(table_id=elsewhere.pk, host=other, username="host")
+    with pytest.raises(NotFound):
+        services.invitation_withdraw(invitation_id=theirs.pk, host=host)
+
+
 def test_pending_invitations_per_table_are_capped() -> None:
     host = make_user("host")
     table = services.table_create(host=host, seat_count=2)
@@ -250,6 +289,30 @@ def test_api_invite_list_and_decline(api: Callable[[User | None], APIClient]) ->
     assert declined.status_code == 200, declined.content
     assert declined.json()["status"] == "declined"
     assert robo.get(_url("invitations")).json()["count"] == 0
+
+
+def test_api_withdraw(api: Callable[[User | None], APIClient]) -> None:
+    host, guest = make_user("host"), make_user("guest")
+    table = services.table_create(host=host, seat_count=3)
+    invitation = services.invitation_create(table_id=table.pk, host=host, username="guest")
+    url = _url("invitation-withdraw", invitation.pk)
+    for someone in (guest, make_user("other")):
+        refused = api(someone).post(url, format="json")
+        assert_error(refused, 404, "no_such_invitation")
+    assert api(None).post(url, format="json").status_code == 401
+    answer = api(host).post(url, format="json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["status"] == "withdrawn"
+    assert answer.json()["username"] == "guest"
+    assert api(guest).get(_url("invitations")).json()["count"] == 0
+    assert api(host).get(_url("table-invitations", table.pk)).json()["results"][0]["status"] == (
+        "withdrawn"
+    )
+    assert_error(api(host).post(url, format="json"), 409, "invitation_answered")
+    assert_error(api(host).post(url, [1], format="json"), 400, "invalid")
+    huge = api(host).post("/api/v1/invitations/99999999999999999999/withdraw/", format="json")
+    assert huge.status_code == 404
+    assert api(host).get(url).status_code == 405
 
 
 def test_api_hostile_inputs(api: Callable[[User | None], APIClient]) -> None:

@@ -113,6 +113,33 @@ def test_declining_another_users_invitation_changes_nothing() -> None:
     assert f'data-invitation="{invitation.pk}"' not in logged_in(mallory).get("/").content.decode()
 
 
+def test_the_host_withdraws_an_invitation_from_the_table_page() -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    table = services.table_create(host=alice, seat_count=3)
+    invitation = services.invitation_create(table_id=table.pk, host=alice, username="bob")
+    host = logged_in(alice)
+    url = f"/tables/{table.pk}/invitations/{invitation.pk}/withdraw/"
+    page = host.get(f"/tables/{table.pk}/").content.decode()
+    assert f'action="{url}"' in page and 'data-withdraw="bob"' in page
+    # Nobody but the host sees it or may use it.
+    assert url not in logged_in(bob).get(f"/tables/{table.pk}/").content.decode()
+    refused = logged_in(bob).post(url, headers=LIVE)
+    assert refused.status_code == 404
+    assert refused.json()["error"]["code"] == "no_such_invitation"
+    invitation.refresh_from_db()
+    assert invitation.status == Invitation.Status.PENDING
+
+    answer = host.post(url, headers=LIVE)
+    assert answer.status_code == 200 and answer.json()["ok"] is True
+    assert 'data-invited="bob"' not in answer.json()["html"]
+    invitation.refresh_from_db()
+    assert invitation.status == Invitation.Status.WITHDRAWN
+    assert f'data-invitation="{invitation.pk}"' not in logged_in(bob).get("/").content.decode()
+    again = host.post(url, follow=True)  # without the script: the page says why
+    assert "That invitation is withdrawn already." in again.content.decode()
+    assert host.get(url).status_code == 405
+
+
 def test_the_new_table_form_offers_the_bot_accounts_choice() -> None:
     alice = make_user("alice")
     page = logged_in(alice).get("/").content.decode()
