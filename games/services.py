@@ -1327,6 +1327,7 @@ def _check_bot_games_cap(table: Table) -> None:
     bots = bot_account_ids(users)
     if users - bots or any(previous is not None for _, previous in seats) or not bots:
         return  # a person plays (or played) here, or no bot account does
+    _lock_bot_games(bots)
     cap = conf.bot_games_per_day()
     now = timezone.now()
     since = now - _BOT_GAMES_WINDOW
@@ -1347,6 +1348,24 @@ def _check_bot_games_cap(table: Table) -> None:
 
 
 _BOT_GAMES_WINDOW = timedelta(hours=24)
+#: The first key of the advisory locks of ``_lock_bot_games`` (the second is the bot's id).
+_BOT_GAMES_LOCK = 40
+
+
+def _lock_bot_games(bots: set[int]) -> None:
+    """Count each bot's games alone until the transaction ends: two such games starting at
+    once, at two tables, would each count the other's bot one game short and both start.
+
+    PostgreSQL's transaction-scoped advisory locks, one a bot, in the order of their
+    ids; nothing else takes them, so they wait on no other lock (no table's, no
+    user's) and two starts never wait on each other in a circle. SQLite's transactions
+    begin IMMEDIATE (gamenook/settings/base.py): one writes at a time already.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for bot_id in sorted(bots):
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_BOT_GAMES_LOCK, bot_id])
 
 
 def _bot_games_started(bot_id: int, since: datetime) -> list[datetime]:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
@@ -147,6 +149,50 @@ def test_a_person_at_the_table_lifts_the_cap() -> None:
     services.table_join(table_id=table.pk, user=robo)
     services.table_start(table_id=table.pk, user=person)
     assert Table.objects.get(pk=table.pk).status == Table.Status.ACTIVE
+
+
+@override_settings(GAMENOOK_BOT_GAMES_PER_DAY=1)
+@pytest.mark.django_db(transaction=True)
+def test_two_starts_at_once_never_take_a_bot_past_the_cap(monkeypatch: Any) -> None:
+    """Two games between bots, at two tables, started at once: the first to count robo's
+    games holds the count until it commits, so the second counts the first's game."""
+    if connection.vendor != "postgresql":
+        pytest.skip("two transactions at once: PostgreSQL's row and advisory locks")
+    owner = make_user("owner")
+    robo, droid = make_bot(owner, "robo"), make_bot(owner, "droid")
+    first, second = _bots_game(owner, robo), _bots_game(owner, droid, robo)
+    counting, release = threading.Event(), threading.Event()
+    count = services._bot_games_started
+
+    def held(bot_id: int, since: Any) -> Any:
+        if threading.current_thread().name == "first":
+            counting.set()  # the first start is counting: hold it there
+            assert release.wait(30)
+        return count(bot_id, since)
+
+    monkeypatch.setattr(services, "_bot_games_started", held)
+    outcomes: dict[str, str] = {}
+
+    def start(name: str, table: Table, user: User) -> None:
+        try:
+            services.table_start(table_id=table.pk, user=user)
+            outcomes[name] = "started"
+        except BotGamesCapped:
+            outcomes[name] = "capped"
+        finally:
+            connection.close()
+
+    one = threading.Thread(target=start, args=("first", first, robo), name="first")
+    one.start()
+    assert counting.wait(30)
+    two = threading.Thread(target=start, args=("second", second, droid), name="second")
+    two.start()
+    two.join(1.0)  # without the lock it would count robo's games now, and start
+    release.set()
+    one.join(30)
+    two.join(30)
+    assert outcomes == {"first": "started", "second": "capped"}
+    assert Table.objects.get(pk=second.pk).status == Table.Status.LOBBY
 
 
 def test_a_bots_play_token_spends_the_same_action_budget_as_a_persons(settings: Any) -> None:
