@@ -1612,19 +1612,33 @@ def turns_now(user_id: int) -> list[TurnNow]:
     Unlike ``turns_awaiting`` (who is to be reminded) a seat played for the
     moment by the autopilot or away counts: the turn is still the user's.
     """
+    return turns_now_of([user_id]).get(user_id, [])
+
+
+def turns_now_of(user_ids: Iterable[int]) -> dict[int, list[TurnNow]]:
+    """``turns_now`` of each of ``user_ids`` (those with a turn), in one query."""
     found = (
         Seat.objects.filter(
-            user_id=user_id,
+            user_id__in=list(user_ids),
             left_at__isnull=True,
             table__status=Table.Status.ACTIVE,
             table__to_act=F("number"),
         )
         .order_by("table_id")
         .values_list(
-            "table_id", "table__game", "table__seq", "table__turn", "number", "table__deadline_at"
+            "user_id",
+            "table_id",
+            "table__game",
+            "table__seq",
+            "table__turn",
+            "number",
+            "table__deadline_at",
         )
     )
-    return [TurnNow(*row) for row in found]
+    turns: dict[int, list[TurnNow]] = {}
+    for user_id, table_id, game, seq, turn, seat, deadline_at in found:
+        turns.setdefault(user_id, []).append(TurnNow(table_id, game, seq, turn, seat, deadline_at))
+    return turns
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ message) once per process and each seat's view built once (``live.fanout``),
 the log's moves since the streams' last version read once per process
 (``games.selectors.table_log_read``). A table stream is held by the process's
 ``live.ticker`` as a socket is: its recheck finds a change the layer lost,
-its credentials check a revocation the layer lost.
+its credentials check a revocation the layer lost. The events streams' turns are
+read again by ``rechecks``, one query per process and interval.
 
 One events stream per token (or session): a stream joins the group of its
 credential and tells it when it opens; an older stream in that group, on any
@@ -387,6 +388,12 @@ def hello(user_id: int) -> dict[str, Any]:
 class EventStream(Stream):
     stamp: tuple[int, str]
 
+    def __init__(self, admitted: Admitted) -> None:
+        super().__init__(admitted)
+        #: By table, the version (seq) of the latest turn event this stream sent
+        #: (``hello`` included): one told by the layer and by the recheck is sent once.
+        self.told: dict[int, int] = {}
+
     async def open(self) -> list[bytes]:
         admitted = self.admitted
         group = _credential_group(admitted.credential)
@@ -397,12 +404,32 @@ class EventStream(Stream):
         await self.feed.send(group, {"type": "stream.opened", "stamp": list(self.stamp)})
         if not await database_sync_to_async(still_works)(admitted.credential):
             return self.end("credentials")  # revoked between the admission and the join
-        return [line(await database_sync_to_async(hello)(admitted.user.pk))]
+        first = await database_sync_to_async(hello)(admitted.user.pk)
+        for turn in first["turns"]:
+            self.tell(turn)
+        rechecks.add(self)
+        return [line(first)]
+
+    def tell(self, event: dict[str, Any]) -> bool:
+        """Whether a turn event is news to this stream (then it counts as told): not if
+        it sent one of this table's as new already, or newer."""
+        table, seq = event["table"], event["seq"]
+        if self.told.get(table, -1) >= seq:
+            return False
+        self.told[table] = seq
+        return True
+
+    async def close(self) -> None:
+        rechecks.remove(self)
+        await super().close()
 
     async def handle(self, message: dict[str, Any]) -> list[bytes]:
         kind = message.get("type")
         if kind == "stream.event":
-            return [line(message["event"])]
+            event = message["event"]
+            if event.get("type") == "turn" and not self.tell(event):
+                return []
+            return [line(event)]
         if kind == "stream.opened":
             stamp, channel = message.get("stamp") or (0, "")
             # The newest stream of the credential stays; each older one ends.
@@ -410,6 +437,69 @@ class EventStream(Stream):
         if kind == "credentials.changed":
             return await self.credentials(message)
         return []
+
+
+class _Rechecks:
+    """The process's events streams, and their turns read again now and then.
+
+    Every ``GAMENOOK_LIVE_RECHECK_SECONDS`` one query reads the turns of every user
+    with an events stream open here (``selectors.turns_now_of``); a turn a stream
+    was not told (its message lost with a Redis connection) is sent to it then,
+    late, not never. As the sockets' recheck (``live.ticker``): no query per
+    stream, and nothing sent that a stream knows.
+    """
+
+    def __init__(self) -> None:
+        self.streams: set[EventStream] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, stream: EventStream) -> None:
+        self.streams.add(stream)
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self._run())
+
+    def remove(self, stream: EventStream) -> None:
+        self.streams.discard(stream)
+        if not self.streams and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(conf.recheck_seconds())
+            try:
+                await self.recheck()
+            except Exception:  # the next one tries again; a stream must not die of it
+                logger.exception("the events streams' recheck failed")
+
+    async def recheck(self) -> int:
+        """Send each stream the turns it was not told; how many were sent."""
+        streams = [stream for stream in self.streams if stream.feed.channel]
+        if not streams:
+            return 0
+        users = {stream.admitted.user.pk for stream in streams}
+        turns = await database_sync_to_async(selectors.turns_now_of)(users)
+        layer = get_channel_layer()
+        sent = 0
+        for stream in streams:
+            for turn in turns.get(stream.admitted.user.pk, ()):
+                if stream.told.get(turn.table_id, -1) >= turn.seq or layer is None:
+                    continue
+                event = events.turn_event(
+                    table_id=turn.table_id,
+                    game=turn.game,
+                    seq=turn.seq,
+                    turn=turn.turn,
+                    seat=turn.seat,
+                    deadline=turn.deadline_at,
+                )
+                await layer.send(stream.feed.channel, {"type": "stream.event", "event": event})
+                sent += 1
+        return sent
+
+
+rechecks = _Rechecks()
 
 
 # --- the table stream -----------------------------------------------------------------

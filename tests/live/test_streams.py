@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.test import override_settings
 from rest_framework.test import APIClient
@@ -25,7 +26,7 @@ from accounts.models import ApiToken
 from gamenook.asgi import application
 from games import services
 from games.models import Table
-from live import streams
+from live import receivers, streams
 from tests.factories import start_table
 from tests.live.conftest import api_view, legal_action, make_user, run, session_for, token_for
 
@@ -435,6 +436,56 @@ def test_the_events_stream_says_hello_then_the_turns(layer: str) -> None:
     if told is not None:  # the turn passed (a draw may keep it)
         assert told["type"] == "turn" and told["table"] == table.pk
         assert told["seat"] == other and told["seq"] == seq
+
+
+def test_a_turn_the_layer_lost_is_told_by_the_recheck_once(layer: str, monkeypatch: Any) -> None:
+    """The process's recheck reads its events streams' turns in one query and sends a
+    stream the turn it was not told, once: not again at the next recheck, not again
+    when the lost message turns up after all."""
+    (alice, bob), table = _players()
+    users = [alice, bob]
+    first = to_act(table.pk)
+    assert first is not None
+    other = 1 - first
+    key = token_for(users[other])
+    told_by_layer: list[Any] = []
+
+    def lost(*args: Any, **kwargs: Any) -> list[Any]:
+        told_by_layer.extend(receivers.user_events(*args, **kwargs))
+        return []  # the message never reaches the layer
+
+    user_events = receivers.user_events
+
+    async def scenario() -> tuple[Any, int, int, int, Any]:
+        waiting = StreamClient("/api/v1/stream/events", token=key)
+        assert await waiting.open() == 200
+        await waiting.line()  # hello: nothing to do
+        monkeypatch.setattr(receivers, "user_events", lost)
+        seq = None
+        while await database_sync_to_async(to_act)(table.pk) != other:  # a draw keeps the turn
+            seq = await database_sync_to_async(move)(users[first], table.pk)
+        monkeypatch.setattr(receivers, "user_events", user_events)
+        sent = await streams.rechecks.recheck()
+        told = await waiting.line()
+        again = await streams.rechecks.recheck()
+        # The lost message turns up late: the stream has told that turn already.
+        layer = get_channel_layer()
+        for user_id, event in told_by_layer:
+            if user_id == users[other].pk:
+                await layer.group_send(
+                    receivers.events_group(user_id), {"type": "stream.event", "event": event}
+                )
+        late = await waiting.line(keepalives=True)
+        await waiting.close()
+        assert seq is not None
+        return told, sent, again, seq, late
+
+    with override_settings(GAMENOOK_STREAM_KEEPALIVE_SECONDS=1.0):
+        told, sent, again, seq, late = run(scenario)
+    assert told["type"] == "turn" and told["table"] == table.pk
+    assert told["seat"] == other and told["seq"] == seq
+    assert sent == 1 and again == 0
+    assert late == {}  # the next line is a keep-alive, not the turn again
 
 
 def test_game_start_and_over_reach_every_seated_user(layer: str) -> None:
