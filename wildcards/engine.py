@@ -24,7 +24,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias
 
 from tabletop.deal import deal
-from tabletop.ranking import shared_ranks
 from tabletop.seats import in_game_order, next_in_game
 from tabletop.shuffle import shuffled
 
@@ -134,7 +133,7 @@ class _Shuffler:
     def __init__(self, recorded: Iterator[list[int]] | None) -> None:
         self.recorded = recorded
 
-    def _order(self, s: GameState, cards: list[int]) -> list[int]:
+    def _order(self, s: GameState, cards: Sequence[int]) -> list[int]:
         """The next order, top first: the seeded stream's, or the record's after checking
         that it holds exactly ``cards``."""
         if self.recorded is None:
@@ -146,7 +145,7 @@ class _Shuffler:
             raise ValueError("a recorded shuffle that does not hold the cards shuffled")
         return list(given)
 
-    def shuffle(self, s: GameState, cards: list[int], reason: str, events: Events) -> list[int]:
+    def shuffle(self, s: GameState, cards: Sequence[int], reason: str, events: Events) -> list[int]:
         """``cards`` shuffled, as a pile ordered bottom to top; the event lists it top first."""
         order = self._order(s, cards)
         if events is not None:
@@ -175,15 +174,7 @@ def new_game(
     >>> [len(hand) for hand in state.hands], len(state.draw) + len(state.discard)
     ([7, 7, 7], 87)
     """
-    n = options.seats
-    s = GameState(
-        options=options,
-        seed=seed,
-        dealer=options.first_dealer,
-        active=[True] * n,
-        scores=[0] * n,
-        left_points=[None] * n,
-    )
+    s = GameState.blank(options, seed)
     events: list[Event] = []
     _deal(s, _SEEDED if shuffles is None else _Shuffler(shuffles), events)
     return s, events
@@ -198,7 +189,7 @@ def _deal(s: GameState, shuffler: _Shuffler, events: Events) -> None:
     s.penalty = 0
     s.passed = []
     s.exchanges = 0
-    pile = shuffler.shuffle(s, list(DECK), "deal", events)
+    pile = shuffler.shuffle(s, DECK, "deal", events)  # shuffled makes its own list
     if events is not None:
         events.append({"type": "round_start", "round": s.round, "dealer": s.dealer})
     s.hands = deal(pile, s.active, s.dealer, HAND_SIZE)
@@ -370,13 +361,9 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
             return list(CHOOSE_ACTIONS)
         if pending == PENDING_DRAWN:
             return list(_card_actions(s, seat, s.drawn, False))
-        kind = KIND_OF[s.discard[-1]]
-        found = [a for c in hand if KIND_OF[c] == kind for a in PLAYS[c]]
-        found.append(TAKE_PENALTY_ACTION)
-        return found
+        return _penalty_answers(s, hand)
     if s.options.seven_zero:
-        last = len(hand) == 1
-        found = [a for c in playable_cards(s, hand) for a in _card_actions(s, seat, c, last)]
+        found = _seven_zero_plays(s, seat, hand)
     else:
         # playable_cards written out: each card's plays in one lookup, the Wild Draw 4s
         # (None) after the rest when the hand holds no card of the colour in play.
@@ -401,6 +388,22 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
     if not found:  # nothing to play: draw, or pass when nothing is left to draw
         found = [DRAW_ACTION if s.draw or len(s.discard) > 1 else PASS_ACTION]
     return found
+
+
+def _penalty_answers(s: GameState, hand: list[int]) -> list[Action]:
+    """Stacking: the plays of the hand's cards of the waiting penalty's kind, then taking it.
+    (A function of its own, as is ``_seven_zero_plays``: a comprehension in
+    ``legal_actions`` would make its arguments cells, slower on every call.)"""
+    kind = KIND_OF[s.discard[-1]]
+    found = [a for c in hand if KIND_OF[c] == kind for a in PLAYS[c]]
+    found.append(TAKE_PENALTY_ACTION)
+    return found
+
+
+def _seven_zero_plays(s: GameState, seat: int, hand: list[int]) -> list[Action]:
+    """The plays of the playable cards with the 7-0 rule: a 7 once per target."""
+    last = len(hand) == 1
+    return [a for c in playable_cards(s, hand) for a in _card_actions(s, seat, c, last)]
 
 
 # ----------------------------------------------------------------------------
@@ -644,13 +647,14 @@ def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out
                 hand.append(card)
                 if codes[card]:
                     break
+            if events is not None:
+                events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": "draw"})
         else:
             pile = s.draw
             card = pile.pop() if pile else _draw_one(s, shuffler, events)
             hand.append(card)
-            drawn = [card] if events is not None else []
-        if events is not None:
-            events.append({"type": "draw", "seat": seat, "cards": drawn, "reason": "draw"})
+            if events is not None:
+                events.append({"type": "draw", "seat": seat, "cards": [card], "reason": "draw"})
         # Nothing in the hand was playable, so a drawn Wild Draw 4 passes its test (R15).
         if card >= 0 and codes[card]:  # R9: to be played by the next action
             s.drawn = card
@@ -755,14 +759,21 @@ def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
     """The effect of a card ``seat`` just played that is not its last (section
     "The action cards", the house rules' 7, 0 and stacking)."""
     kind = KIND_OF[card]
-    if kind == SKIP or (kind == REVERSE and s.players_left == TWO_PLAYERS):
+    # The Skips, Reverses and Draw 2s (a fifth of all moves) have _passed_over and
+    # _start_turn written out, and players_left read without its property's call.
+    if kind == SKIP or (kind == REVERSE and s.active.count(True) == TWO_PLAYERS):
         # R8: with two players a Reverse is a Skip and the ring stays as it is.
-        _start_turn(s, _passed_over(s, _next(s, seat), events))
-    elif kind == REVERSE:
-        s.direction *= -1
+        victim = _next(s, seat)
         if events is not None:
-            events.append({"type": "reverse", "direction": s.direction})
-        _start_turn(s, _next(s, seat))
+            events.append({"type": "turn_lost", "seat": victim})
+        s.current = _next(s, victim)
+        s.turn += 1
+    elif kind == REVERSE:
+        s.direction = direction = -s.direction
+        if events is not None:
+            events.append({"type": "reverse", "direction": direction})
+        s.current = _next(s, seat)
+        s.turn += 1
     elif kind in PENALTY_OF:
         victim = _next(s, seat)
         if s.options.stacking:
@@ -773,7 +784,10 @@ def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
             _start_turn(s, victim)
         else:
             _draw_cards(s, victim, PENALTY_OF[kind], shuffler, events, "penalty")
-            _start_turn(s, _passed_over(s, victim, events))
+            if events is not None:
+                events.append({"type": "turn_lost", "seat": victim})
+            s.current = _next(s, victim)
+            s.turn += 1
     elif kind == NUMBER and NUMBER_OF[card] == 7:  # noqa: PLR2004 (7-0: swap with the target)
         hands = s.hands
         hands[seat], hands[target] = hands[target], hands[seat]
@@ -924,36 +938,47 @@ def _end_game(s: GameState, winner: int | None, events: Events) -> None:
 
 def ranking(s: GameState) -> list[RankingEntry]:
     """R27: stayers before leavers, the winner first, then higher score, then
-    fewer points left in hand in the last round; equals share a rank."""
+    fewer points left in hand in the last round; equals share a rank.
+
+    The seat ends each sort key, so equal keys (``key[:4]``) lie side by side
+    in seat order; loops, not comprehensions, since a game's end pays for this
+    and a short game is some fifty actions.
+    """
     last = s.results[-1] if s.results else None
-    in_hand = (
-        {h["seat"]: h["points"] for h in last["hands"]}
-        if last is not None and last["round"] == s.round
-        else {}
-    )
+    in_hand: dict[int, int] = {}
+    if last is not None and last["round"] == s.round:
+        for h in last["hands"]:
+            in_hand[h["seat"]] = h["points"]
     active = s.active
     scores = s.scores
     winner = s.winner
-    keys: list[tuple[tuple[bool, bool, int, int], int]] = []
-    points: list[int] = []
+    keys: list[tuple[bool, bool, int, int, int]] = []
     for seat in range(s.seats):
         held = in_hand.get(seat)
         if held is None:
             given_up = s.left_points[seat]
             held = hand_points(s.hands[seat]) if given_up is None else given_up
-        points.append(held)
-        keys.append(((not active[seat], seat != winner, -scores[seat], held), seat))
+        keys.append((not active[seat], seat != winner, -scores[seat], held, seat))
     keys.sort()
-    return [
-        {
-            "seat": seat,
-            "rank": rank,
-            "score": scores[seat],
-            "left": not active[seat],
-            "points_in_hand": points[seat],
-        }
-        for seat, rank in shared_ranks(keys)
-    ]
+    out: list[RankingEntry] = []
+    previous: tuple[bool | int, ...] = ()
+    rank = 0
+    for position, key in enumerate(keys, 1):  # tabletop.ranking.shared_ranks, written out
+        head = key[:4]
+        if head != previous:
+            previous = head
+            rank = position
+        seat = key[4]
+        out.append(
+            {
+                "seat": seat,
+                "rank": rank,
+                "score": scores[seat],
+                "left": key[0],
+                "points_in_hand": key[3],
+            }
+        )
+    return out
 
 
 # ----------------------------------------------------------------------------

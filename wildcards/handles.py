@@ -59,12 +59,18 @@ class HandleMemo:
         """
         faces = self.discard_faces
         shown = self.discard_len
-        if self.discard is not discard or shown > len(discard):
+        count = len(discard)
+        if self.discard is discard and count - 1 <= shown <= count:
+            # The commonest by far, a view after every action: one card played since, or none.
+            if shown < count:
+                faces.append(CODE_OF[discard[-1]])
+                self.discard_len = count
+            return faces[:]
+        if self.discard is not discard or shown > count:
             self.discard = discard
             faces.clear()
             shown = 0
-        if shown < len(discard):
-            for c in discard[shown:]:  # mostly one card: a loop, no comprehension to call
-                faces.append(CODE_OF[c])
-            self.discard_len = len(discard)
+        for c in discard[shown:]:
+            faces.append(CODE_OF[c])
+        self.discard_len = count
         return faces[:]

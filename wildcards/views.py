@@ -22,7 +22,7 @@ from typing import Final
 
 from .actions import PLAY, Action
 from .cards import CODE_OF, KIND_OF, NO_CARD, WILD_DRAW4
-from .engine import card_refusal, jump_in_card, legal_actions, match_codes
+from .engine import _MATCH, card_refusal, jump_in_card, legal_actions
 from .errors import RuleError
 from .handles import HandleMemo
 from .state import PENDING_DRAWN, PENDING_PENALTY, GameState, Options
@@ -111,7 +111,8 @@ def _pending(s: GameState, seat: int | None) -> PendingView | None:
     return out
 
 
-#: The keys of a view in their order (``_table`` replaces every value of a copy).
+#: The keys of a view in their order (``_table`` replaces the values of a copy, all but
+#: five immutable ones it leaves when they are the commonest).
 _TABLE: Final[SeatView] = {
     "seat": None,
     "players": [],
@@ -156,7 +157,7 @@ def _table(
         players.append({"seat": i, "count": len(held), "in_game": active[i]})
         i += 1
     over = s.over
-    # A copy of the template with every value replaced: cheaper than a dict display of
+    # A copy of the template with its values replaced: cheaper than a dict display of
     # 23 keys, which inserts them one by one; the keys keep the template's order.
     out = _TABLE.copy()
     out["seat"] = seat
@@ -173,16 +174,28 @@ def _table(
     out["top"] = CODE_OF[discard[-1]] if discard else None
     out["discard_pile"] = memo.discard_pile(discard)
     out["draw_pile"] = {"count": len(s.draw)}
-    out["pending"] = None if s.pending is None else _pending(s, seat)
-    out["penalty"] = s.penalty
-    out["jump_in_open"] = s.window and s.options.jump_in and not over
+    # The template's values of these five are the commonest: set only when they differ.
+    if s.pending is not None:
+        out["pending"] = _pending(s, seat)
+    if s.penalty:
+        out["penalty"] = s.penalty
+    if s.window and s.options.jump_in and not over:
+        out["jump_in_open"] = True
     out["options"] = memo.options.copy()
     out["scores"] = s.scores[:]
-    out["rounds"] = [result_view(r, seat) for r in s.results] if s.results else []
+    out["rounds"] = _rounds(s.results, seat) if s.results else []
     out["ranking"] = [e.copy() for e in s.ranking] if s.ranking else []
-    out["over"] = over
-    out["winner"] = s.winner
+    if over:
+        out["over"] = True
+    if s.winner is not None:
+        out["winner"] = s.winner
     return out
+
+
+def _rounds(results: list[RoundResult], seat: int | None) -> list[RoundResultView]:
+    """The finished rounds as ``seat`` sees them (not a comprehension in ``_table``,
+    which would make ``seat`` a cell there, slower on every view)."""
+    return [result_view(r, seat) for r in results]
 
 
 def watcher_view(s: GameState) -> WatcherView:
@@ -201,6 +214,22 @@ _REASONS_DRAW4_BLOCKED: Final[tuple[str | None, ...]] = (
 )
 
 
+def _refusal_rows(
+    reasons: tuple[str | None, ...],
+) -> tuple[tuple[tuple[str | None, ...], ...], ...]:
+    """``_MATCH`` with each match code replaced by its reason (equal rows shared)."""
+    rows: dict[tuple[int, ...], tuple[str | None, ...]] = {}
+    return tuple(
+        tuple(rows.setdefault(codes, tuple(reasons[m] for m in codes)) for codes in by_top)
+        for by_top in _MATCH
+    )
+
+
+#: ``_REFUSALS[blocked][in_play + 1][top][card]``: why the seat to act may not play
+#: ``card`` of its hand (None: playable), its Wild Draw 4s blocked or not: one lookup a card.
+_REFUSALS: Final = (_refusal_rows(_REASONS), _refusal_rows(_REASONS_DRAW4_BLOCKED))
+
+
 def view(s: GameState, seat: int | None) -> SeatView:
     """What ``seat`` may see; ``None``, a watcher (the same keys, nothing private).
 
@@ -211,9 +240,16 @@ def view(s: GameState, seat: int | None) -> SeatView:
     """
     if seat is None:
         return watcher_view(s)
-    if not 0 <= seat < s.seats:
+    if not 0 <= seat < s.options.seats:  # GameState.seats, without the property's call
         raise ValueError(f"no seat {seat} at a table of {s.seats}")
-    memo = _memo(s)
+    memo = s.handle_memo  # _memo's test written out: a view per action pays for a call
+    if (
+        memo is None
+        or memo.round != s.round
+        or memo.exchanges != s.exchanges
+        or memo.seed != s.seed
+    ):
+        memo = _memo(s)
     names = memo.names
     own = s.hands[seat]
     to_act = seat == s.current
@@ -222,17 +258,17 @@ def view(s: GameState, seat: int | None) -> SeatView:
         # legal_actions hands out copies of it, and nothing here changes it.
         s.legal_memo = (s.actions, seat, legal)
     hand: list[HandCardView] = []
-    if not own:
-        pass
-    elif to_act and legal and s.pending is None and not s.over:
+    if to_act and legal and s.pending is None and not s.over:
         # The seat to act with no decision pending: whether a card is playable, and why
         # not, is read off the matching table as legal_actions read it; its Wild Draw 4s
         # are playable when listed, and legal_actions lists them last.
-        codes = match_codes(s)
-        reasons = _REASONS if legal[-1].card >= _FIRST_DRAW4 else _REASONS_DRAW4_BLOCKED
+        shown = (
+            _legal_view(legal, names, False) if s.options.seven_zero else _plays_view(legal, names)
+        )
+        refusals = _REFUSALS[legal[-1].card < _FIRST_DRAW4][s.color + 1][s.discard[-1]]
         faces = CODE_OF
         for c in sorted(own):  # ids are numbered in the order of R2 (cards.sorted_hand)
-            reason = reasons[codes[c]]
+            reason = refusals[c]
             if reason is None:
                 hand.append({"card": names[c], "face": faces[c], "playable": True})
             else:
@@ -240,8 +276,10 @@ def view(s: GameState, seat: int | None) -> SeatView:
                     {"card": names[c], "face": faces[c], "playable": False, "refusal": reason}
                 )
     else:
-        hand = _hand(s, seat, own, names, legal)
-    return _table(s, seat, memo, hand, _legal_view(legal, names, not to_act) if legal else [])
+        shown = _legal_view(legal, names, not to_act) if legal else []
+        if own:
+            hand = _hand(s, seat, own, names, legal)
+    return _table(s, seat, memo, hand, shown)
 
 
 def _hand(
@@ -306,6 +344,25 @@ def _legal_view(
 
 
 _NO_ENTRY: Final[LegalActionView] = {"type": "pass"}
+
+
+def _plays_view(legal: list[Action], names: tuple[Handle, ...]) -> list[LegalActionView]:
+    """``_legal_view`` for the seat to act with nothing pending and no 7-0 rule, in
+    fewer steps: its actions are plays without a target, each Wild's four colours
+    in a row (``PLAYS``), or one draw or pass."""
+    out: list[LegalActionView] = []
+    for action in legal:
+        color = action.color
+        if color > 0:  # a Wild's next colours: its entry lists all four
+            continue
+        card = action.card
+        if card < 0:
+            out.append({"type": action.type})
+        elif color < 0:
+            out.append({"type": PLAY, "card": names[card]})
+        else:
+            out.append({"type": PLAY, "card": names[card], "colors": list(_COLOR_NAMES)})
+    return out
 
 
 def event_view(event: Event, seat: int | None) -> Event | None:  # noqa: PLR0911 (by type)
