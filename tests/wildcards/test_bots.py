@@ -147,6 +147,21 @@ def test_normal_names_the_colour_it_holds_most() -> None:
     assert _face(state, 0, answer) == "wild" and answer["color"] == "blue"
 
 
+@pytest.mark.parametrize(("shown", "named"), [("blue", "blue"), ("red", "red")])
+def test_normal_names_the_colour_fewest_others_can_follow_between_equals(
+    shown: str, named: str
+) -> None:
+    """Red and blue held alike: the Wild names the one the discard pile shows most of,
+    whatever the generator (a tie broken at random fails this)."""
+    below = [f"{shown}-{n}" for n in range(1, 8)]
+    state = table(
+        [["wild", "red-1", "blue-2"], ["green-1"], ["green-2"]], "green-7", below_top=below
+    )
+    for seed in range(8):
+        answer = choose(view(state, 0), "normal", random.Random(seed))
+        assert answer is not None and answer["color"] == named
+
+
 def test_normal_answers_a_waiting_penalty_rather_than_take_it() -> None:
     state = table(
         [["yellow-draw2", "red-4", "blue-9"], ["green-1"], ["green-2"]],
@@ -260,6 +275,17 @@ def test_normal_and_its_rollout_twin_agree() -> None:
             total += 1
         state, _ = apply(state, seat, rng.choice(legal_actions(state, seat)))
     assert total > 20 and agree / total > 0.9  # noqa: PLR2004 (ties are broken apart)
+
+
+def test_hard_leaves_normals_choice_only_for_a_clearly_better_one() -> None:
+    """Normal's choice (index 0) stands unless another beats it on the same
+    determinisations by more than the margin in standard errors."""
+    normal_choice = [0.5, 0.2, 0.9, 0.4, 0.6, 0.3]
+    noisy = [0.9, 0.0, 0.8, 0.6, 0.5, 0.5]  # better on average, but not clearly
+    clear = [v + 0.1 + 0.01 * i for i, v in enumerate(normal_choice)]
+    assert hard.pick([normal_choice, noisy], margin=2.0) == 0
+    assert hard.pick([normal_choice, noisy, clear], margin=2.0) == 2  # noqa: PLR2004
+    assert hard.pick([normal_choice, noisy], margin=0.0) == 1
 
 
 def test_tournament_rotates_seats_and_counts_every_game() -> None:

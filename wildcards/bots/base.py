@@ -70,10 +70,15 @@ def color_counts(cards: Sequence[int]) -> list[int]:
     return counts
 
 
-def best_color(cards: Sequence[int], allowed: Sequence[int], rng: random.Random) -> int:
-    """The colour of ``allowed`` that ``cards`` hold most of; ties broken by ``rng``."""
+def best_color(
+    cards: Sequence[int], allowed: Sequence[int], rng: random.Random, unseen: Unseen | None = None
+) -> int:
+    """The colour of ``allowed`` that ``cards`` hold most of; between colours held
+    alike, the one with the fewest ``unseen`` cards (the others are least likely to
+    follow it), then ``rng``."""
     counts = color_counts(cards)
-    return max(allowed, key=lambda color: (counts[color], rng.random()))
+    left = unseen.by_color if unseen is not None else (0, 0, 0, 0)
+    return max(allowed, key=lambda color: (counts[color], -left[color], rng.random()))
 
 
 def color_number(name: str) -> int:

@@ -278,7 +278,8 @@ class NormalBot:
                 target = best_target(entry["targets"], ctx)
                 request["target"] = target
             if "colors" in entry:
-                color = best_color(rest, [COLORS.index(c) for c in entry["colors"]], rng)
+                allowed = [COLORS.index(c) for c in entry["colors"]]
+                color = best_color(rest, allowed, rng, ctx.unseen)
                 request["color"] = COLORS[color]
             score = play_score(card, rest, ctx, color, target, self.w)
             out.append((score, rng.random(), request))
@@ -305,7 +306,9 @@ class NormalBot:
         first = legal[0]
         if first["type"] == "choose_color":
             cards = list(hand_of(view).values())
-            color = best_color(cards, [COLORS.index(c) for c in first["colors"]], self.rng)
+            unseen = Unseen([e["face"] for e in view["hand"]] + view["discard_pile"])
+            allowed = [COLORS.index(c) for c in first["colors"]]
+            color = best_color(cards, allowed, self.rng, unseen)
             return {"type": "choose_color", "color": COLORS[color]}
         best = self.scored(view)
         if best:
