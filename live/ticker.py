@@ -54,6 +54,9 @@ class Ticker:
     def __init__(self) -> None:
         self.sockets: dict[str, _Socket] = {}
         self.tables: Counter[int] = Counter()  # open sockets by table: at_table without a scan
+        # The sockets the lobby recheck reads every second (a lobby's, or not shown yet):
+        # that recheck walks these, not every socket of the process.
+        self.lobby: set[str] = set()
         self.task: asyncio.Task[None] | None = None
         self.last_beat = self.last_recheck = time.monotonic()
 
@@ -61,6 +64,7 @@ class Ticker:
         self._forget(channel)
         self.sockets[channel] = _Socket(table_id, credential)
         self.tables[table_id] += 1
+        self.lobby.add(channel)
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done() or self.task.get_loop() is not loop:
             self.last_beat = self.last_recheck = time.monotonic()
@@ -71,6 +75,10 @@ class Ticker:
         socket = self.sockets.get(channel)
         if socket is not None:
             socket.shown = version
+            if version[1] == LOBBY:
+                self.lobby.add(channel)
+            else:
+                self.lobby.discard(channel)
 
     def at_table(self, table_id: int) -> int:
         """How many of this process's sockets are open at ``table_id``."""
@@ -79,6 +87,7 @@ class Ticker:
     def _forget(self, channel: str) -> None:
         """Forget ``channel``'s socket (nothing if it is not held)."""
         socket = self.sockets.pop(channel, None)
+        self.lobby.discard(channel)
         if socket is not None:
             self.tables[socket.table_id] -= 1
             if not self.tables[socket.table_id]:
@@ -88,6 +97,7 @@ class Ticker:
         """Forget every socket (a test that failed half-way leaves none to the next)."""
         self.sockets.clear()
         self.tables.clear()
+        self.lobby.clear()
 
     def remove(self, channel: str) -> None:
         self._forget(channel)
@@ -126,11 +136,10 @@ class Ticker:
         Lobby changes (a seat taken or given up) send no ``table_changed``: the
         sockets at a lobby learn of them here, every ``GAMENOOK_LIVE_LOBBY_RECHECK_SECONDS``.
         """
-        sockets = [
-            (channel, socket)
-            for channel, socket in self.sockets.items()
-            if not lobbies_only or socket.shown is None or socket.shown[1] == LOBBY
-        ]
+        if lobbies_only:
+            sockets = [(channel, self.sockets[channel]) for channel in self.lobby]
+        else:
+            sockets = list(self.sockets.items())
         ids = sorted({socket.table_id for _, socket in sockets})
         if not ids:
             return 0

@@ -26,3 +26,35 @@ def test_the_sockets_at_a_table_are_counted_as_they_come_and_go() -> None:
         assert ticker.task is None  # no socket left: the recheck loop stops
 
     run(scenario)
+
+
+def test_the_lobby_recheck_reads_only_the_sockets_shown_a_lobby_or_nothing_yet() -> None:
+    """The recheck every second walks the lobby's sockets alone (and those that have
+    shown nothing yet), not every socket of the process: with 2,000 streams at running
+    tables it walked all of them every second (docs/performance.md, "Streams")."""
+
+    async def scenario() -> None:
+        ticker = Ticker()
+        ticker.add("new", 1)
+        ticker.add("lobby", 2)
+        ticker.add("running", 3)
+        ticker.add("over", 4)
+        ticker.shown("lobby", (3, "lobby", 0, 1))
+        ticker.shown("running", (9, "active", 0, 4))
+        ticker.shown("over", (9, "finished", 0, 4))
+        assert ticker.lobby == {"new", "lobby"}
+        ticker.shown("lobby", (4, "active", 0, 2))  # its game began
+        ticker.shown("new", (1, "lobby", 0, 1))
+        assert ticker.lobby == {"new"}
+        ticker.add("running", 5)  # added again, elsewhere: not shown there yet
+        assert ticker.lobby == {"new", "running"}
+        ticker.remove("new")
+        ticker.remove("running")
+        assert ticker.lobby == set()
+        ticker.add("again", 6)
+        ticker.clear()
+        assert ticker.lobby == set()
+        if ticker.task is not None:
+            ticker.task.cancel()
+
+    run(scenario)
