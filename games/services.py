@@ -1468,16 +1468,9 @@ def invitation_decline(*, invitation_id: int, user: User) -> Invitation:
         invitation = (
             Invitation.objects.select_for_update().filter(pk=invitation_id, user_id=user.pk).first()
         )
-        if invitation is None:
-            raise NotFound("You have no invitation with that id.", code="no_such_invitation")
-        if invitation.status != Invitation.Status.PENDING:
-            raise Conflict(
-                f"That invitation is {invitation.status} already.", code="invitation_answered"
-            )
-        invitation.status = Invitation.Status.DECLINED
-        invitation.answered_at = timezone.now()
-        invitation.save(update_fields=["status", "answered_at"])
-        return invitation
+        return _invitation_end(
+            invitation, Invitation.Status.DECLINED, "You have no invitation with that id."
+        )
 
 
 def invitation_withdraw(*, invitation_id: int, host: User) -> Invitation:
@@ -1495,18 +1488,26 @@ def invitation_withdraw(*, invitation_id: int, host: User) -> Invitation:
             .filter(pk=invitation_id, table__host_id=host.pk)
             .first()
         )
-        if invitation is None:
-            raise NotFound(
-                "Your tables have no invitation with that id.", code="no_such_invitation"
-            )
-        if invitation.status != Invitation.Status.PENDING:
-            raise Conflict(
-                f"That invitation is {invitation.status} already.", code="invitation_answered"
-            )
-        invitation.status = Invitation.Status.WITHDRAWN
-        invitation.answered_at = timezone.now()
-        invitation.save(update_fields=["status", "answered_at"])
-        return invitation
+        return _invitation_end(
+            invitation,
+            Invitation.Status.WITHDRAWN,
+            "Your tables have no invitation with that id.",
+        )
+
+
+def _invitation_end(invitation: Invitation | None, status: str, missing: str) -> Invitation:
+    """End ``invitation`` (found under its row lock, or None: 404 ``no_such_invitation``
+    with ``missing``) as ``status``; one no longer pending is a 409 ``invitation_answered``."""
+    if invitation is None:
+        raise NotFound(missing, code="no_such_invitation")
+    if invitation.status != Invitation.Status.PENDING:
+        raise Conflict(
+            f"That invitation is {invitation.status} already.", code="invitation_answered"
+        )
+    invitation.status = status
+    invitation.answered_at = timezone.now()
+    invitation.save(update_fields=["status", "answered_at"])
+    return invitation
 
 
 def _invitations_lapse(table: Table) -> None:

@@ -359,19 +359,21 @@ def _credential_group(credential: Credential) -> str:
     return f"stream.session.{session_tag(credential.session_key or '')[:32]}"
 
 
+def _turn_event(turn: selectors.TurnNow) -> dict[str, Any]:
+    """The ``turn`` event of a turn read from the database (hello, the recheck)."""
+    return events.turn_event(
+        table_id=turn.table_id,
+        game=turn.game,
+        seq=turn.seq,
+        turn=turn.turn,
+        seat=turn.seat,
+        deadline=turn.deadline_at,
+    )
+
+
 def hello(user_id: int) -> dict[str, Any]:
     """The events stream's first line: where it is the user's turn, their invitations."""
-    turns = [
-        events.turn_event(
-            table_id=turn.table_id,
-            game=turn.game,
-            seq=turn.seq,
-            turn=turn.turn,
-            seat=turn.seat,
-            deadline=turn.deadline_at,
-        )
-        for turn in selectors.turns_now(user_id)
-    ]
+    turns = [_turn_event(turn) for turn in selectors.turns_now(user_id)]
     invitations = [
         events.invitation_event(
             invitation_id=invitation.id,
@@ -486,15 +488,8 @@ class _Rechecks:
             for turn in turns.get(stream.admitted.user.pk, ()):
                 if stream.told.get(turn.table_id, -1) >= turn.seq or layer is None:
                     continue
-                event = events.turn_event(
-                    table_id=turn.table_id,
-                    game=turn.game,
-                    seq=turn.seq,
-                    turn=turn.turn,
-                    seat=turn.seat,
-                    deadline=turn.deadline_at,
-                )
-                await layer.send(stream.feed.channel, {"type": "stream.event", "event": event})
+                message = {"type": "stream.event", "event": _turn_event(turn)}
+                await layer.send(stream.feed.channel, message)
                 sent += 1
         return sent
 
