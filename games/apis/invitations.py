@@ -85,6 +85,11 @@ def _table_invitation(invitation: Invitation, bots: set[int]) -> dict[str, Any]:
     return dict(TableInvitationOutputSerializer(invitation, context={"bots": bots}).data)
 
 
+def _one_invitation(invitation: Invitation) -> dict[str, Any]:
+    """One invitation as a write answers it (its BOT mark read for it alone)."""
+    return _table_invitation(invitation, selectors.bot_account_ids([invitation.user_id]))
+
+
 class TableInvitationsApi(APIView):
     def get_throttles(self) -> list[Any]:
         return [ActionThrottle()] if self.request.method == "POST" else []
@@ -140,8 +145,7 @@ class TableInvitationsApi(APIView):
         invitation = services.invitation_create(
             table_id=table_id, host=request_user(request), username=data["username"]
         )
-        bots = selectors.bot_account_ids([invitation.user_id])
-        return Response(_table_invitation(invitation, bots), status=status.HTTP_201_CREATED)
+        return Response(_one_invitation(invitation), status=status.HTTP_201_CREATED)
 
 
 class InvitationListApi(APIView):
@@ -185,8 +189,7 @@ class InvitationDeclineApi(APIView):
         parse_input(_Empty, request.data)
         user = request_user(request)
         invitation = services.invitation_decline(invitation_id=invitation_id, user=user)
-        bots = selectors.bot_account_ids([invitation.user_id])
-        return Response(_table_invitation(invitation, bots))
+        return Response(_one_invitation(invitation))
 
 
 class InvitationWithdrawApi(APIView):
@@ -206,5 +209,4 @@ class InvitationWithdrawApi(APIView):
         parse_input(_Empty, request.data)
         host = request_user(request)
         invitation = services.invitation_withdraw(invitation_id=invitation_id, host=host)
-        bots = selectors.bot_account_ids([invitation.user_id])
-        return Response(_table_invitation(invitation, bots))
+        return Response(_one_invitation(invitation))

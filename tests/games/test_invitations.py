@@ -310,6 +310,12 @@ def test_api_withdraw(api: Callable[[User | None], APIClient]) -> None:
     )
     assert_error(api(host).post(url, format="json"), 409, "invitation_answered")
     assert_error(api(host).post(url, [1], format="json"), 400, "invalid")
+    hosting = api(host)
+    deep = "[" * 100_000 + "]" * 100_000
+    assert_error(hosting.post(url, deep, content_type="application/json"), 400, "json_too_deep")
+    for raw in ('{"note": "' + "x" * 100_000 + '"}', '{"n": 1' + "0" * 400 + "}"):
+        answer = hosting.post(url, raw, content_type="application/json")
+        assert answer.status_code in (400, 409), answer.content  # never a 5xx
     huge = api(host).post("/api/v1/invitations/99999999999999999999/withdraw/", format="json")
     assert huge.status_code == 404
     assert api(host).get(url).status_code == 405
