@@ -135,6 +135,10 @@ def test_the_host_withdraws_an_invitation_from_the_table_page() -> None:
     invitation.refresh_from_db()
     assert invitation.status == Invitation.Status.WITHDRAWN
     assert f'data-invitation="{invitation.pk}"' not in logged_in(bob).get("/").content.decode()
+    huge = host.post(f"/tables/{table.pk}/invitations/99999999999999999999/withdraw/", headers=LIVE)
+    assert huge.status_code == 404 and huge.json()["error"]["code"] == "no_such_invitation"
+    long_table = host.post(f"/tables/{'9' * 30}/invitations/{invitation.pk}/withdraw/", follow=True)
+    assert long_table.status_code < 500
     again = host.post(url, follow=True)  # without the script: the page says why
     assert "That invitation is withdrawn already." in again.content.decode()
     assert host.get(url).status_code == 405
