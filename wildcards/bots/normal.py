@@ -322,6 +322,16 @@ def choose(view: View, rng: random.Random) -> Request | None:
     return NormalBot(rng, weights(view)).choose(view)
 
 
+def rollout_color(card: int, rest: Sequence[int], rng: random.Random) -> int:
+    """The colour a Wild names in Hard's rollouts: one ``rest`` holds most of, ties
+    broken by ``rng`` (-1 for a coloured card)."""
+    if COLOR_OF[card] != NO_COLOR:
+        return NO_COLOR
+    counts = color_counts(rest)
+    top = max(counts)
+    return rng.choice([i for i, n in enumerate(counts) if n == top])
+
+
 def normal_action_scores(
     hand: Sequence[int],
     options: Sequence[int],
@@ -338,11 +348,7 @@ def normal_action_scores(
     best_score = (-1e9, 0.0)
     for card in options:
         rest = [c for c in hand if c != card]
-        color = NO_COLOR
-        if COLOR_OF[card] == NO_COLOR:
-            counts = color_counts(rest)
-            top = max(counts)
-            color = rng.choice([i for i, n in enumerate(counts) if n == top])
+        color = rollout_color(card, rest, rng)
         target = -1
         if ctx.seven_zero and NUMBER_OF[card] == 7 and rest and ctx.order:  # noqa: PLR2004
             target = best_target(ctx.order, ctx)
