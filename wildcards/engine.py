@@ -72,8 +72,9 @@ from .state import (
     SINGLE_ROUND,
     GameState,
     Options,
+    ranking,
 )
-from .types import Event, HandResult, RankingEntry, RoundResult
+from .types import Event, HandResult, RoundResult
 
 #: "Two players" of the text: two still in the game, whatever the table's size (R8).
 TWO_PLAYERS: Final = 2
@@ -931,54 +932,8 @@ def _end_game(s: GameState, winner: int | None, events: Events) -> None:
     s.over = True
     s.winner = winner
     s.pending, s.drawn, s.penalty, s.window = None, NO_CARD, 0, False
-    s.ranking = ranking(s)
-    if events is not None:
-        events.append({"type": "game_over", "winner": winner, "ranking": s.ranking})
-
-
-def ranking(s: GameState) -> list[RankingEntry]:
-    """R27: stayers before leavers, the winner first, then higher score, then
-    fewer points left in hand in the last round; equals share a rank.
-
-    The seat ends each sort key, so equal keys (``key[:4]``) lie side by side
-    in seat order; loops, not comprehensions, since a game's end pays for this
-    and a short game is some fifty actions.
-    """
-    last = s.results[-1] if s.results else None
-    in_hand: dict[int, int] = {}
-    if last is not None and last["round"] == s.round:
-        for h in last["hands"]:
-            in_hand[h["seat"]] = h["points"]
-    active = s.active
-    scores = s.scores
-    winner = s.winner
-    keys: list[tuple[bool, bool, int, int, int]] = []
-    for seat in range(s.seats):
-        held = in_hand.get(seat)
-        if held is None:
-            given_up = s.left_points[seat]
-            held = hand_points(s.hands[seat]) if given_up is None else given_up
-        keys.append((not active[seat], seat != winner, -scores[seat], held, seat))
-    keys.sort()
-    out: list[RankingEntry] = []
-    previous: tuple[bool | int, ...] = ()
-    rank = 0
-    for position, key in enumerate(keys, 1):  # tabletop.ranking.shared_ranks, written out
-        head = key[:4]
-        if head != previous:
-            previous = head
-            rank = position
-        seat = key[4]
-        out.append(
-            {
-                "seat": seat,
-                "rank": rank,
-                "score": scores[seat],
-                "left": key[0],
-                "points_in_hand": key[3],
-            }
-        )
-    return out
+    if events is not None:  # the ranking is read off the state when asked (GameState.ranking)
+        events.append({"type": "game_over", "winner": winner, "ranking": ranking(s)})
 
 
 # ----------------------------------------------------------------------------

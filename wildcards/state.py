@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .actions import Action
-from .cards import NO_CARD, NO_COLOR
+from .cards import NO_CARD, NO_COLOR, hand_points
 from .handles import HandleMemo
 from .types import OptionsDict, Pending, RankingEntry, RoundResult, Scoring
 
@@ -114,7 +114,6 @@ class GameState:
     winner: int | None = None
     scores: list[int] = field(default_factory=list)
     results: list[RoundResult] = field(default_factory=list)
-    ranking: list[RankingEntry] = field(default_factory=list)
     left_order: list[int] = field(default_factory=list)
     left_points: list[int | None] = field(default_factory=list)
     #: The handles of the round and exchange the views last used; never saved
@@ -157,7 +156,6 @@ class GameState:
         s.winner = None
         s.scores = [0] * n
         s.results = []
-        s.ranking = []
         s.left_order = []
         s.left_points = [None] * n
         s.handle_memo = None
@@ -165,8 +163,8 @@ class GameState:
         return s
 
     def copy(self) -> GameState:
-        """A copy that shares nothing mutable with this state (results and
-        ranking entries are never changed once written, so they are shared)."""
+        """A copy that shares nothing mutable with this state (results are never
+        changed once written, so they are shared)."""
         c = GameState.__new__(GameState)
         for name in _SCALARS:
             object.__setattr__(c, name, getattr(self, name))
@@ -185,7 +183,7 @@ class GameState:
         snapshot.update((name, list(getattr(self, name))) for name in _LISTS)
         snapshot["hands"] = [list(held) for held in self.hands]
         snapshot["results"] = [_copy_result(r) for r in self.results]
-        snapshot["ranking"] = [dict(entry) for entry in self.ranking]
+        snapshot["ranking"] = self.ranking  # derived, written for readers of the snapshot
         return snapshot
 
     @classmethod
@@ -200,13 +198,20 @@ class GameState:
             setattr(state, name, list(data[name]))
         state.hands = [list(held) for held in data["hands"]]
         state.results = [_copy_result(r) for r in data["results"]]
-        state.ranking = [_copy_entry(entry) for entry in data["ranking"]]
-        return state
+        return state  # "ranking" is derived from the rest (GameState.ranking)
 
     @property
     def seats(self) -> int:
         """How many seats the table has (``tabletop.ruleset.GameState``)."""
         return self.options.seats
+
+    @property
+    def ranking(self) -> list[RankingEntry]:
+        """R27's final ranking once the game is over, [] before (``ranking``).
+        Derived from the scores, the last round's hands and who left, never
+        stored: a simulation that reads none (random play, a bot's rollouts)
+        does not pay for it, about 4% of a short game."""
+        return ranking(self) if self.over else []
 
     @property
     def players_left(self) -> int:
@@ -225,18 +230,7 @@ _SCALARS: Final = (
 )  # fmt: skip
 _LISTS: Final = (
     "draw", "discard", "active", "passed", "scores", "left_points", "left_order", "results",
-    "ranking",
 )  # fmt: skip
-
-
-def _copy_entry(entry: Mapping[str, Any]) -> RankingEntry:
-    return RankingEntry(
-        seat=entry["seat"],
-        rank=entry["rank"],
-        score=entry["score"],
-        left=entry["left"],
-        points_in_hand=entry["points_in_hand"],
-    )
 
 
 def _copy_result(result: Mapping[str, Any]) -> RoundResult:
@@ -251,3 +245,48 @@ def _copy_result(result: Mapping[str, Any]) -> RoundResult:
             for h in result["hands"]
         ],
     }
+
+
+def ranking(s: GameState) -> list[RankingEntry]:
+    """R27: stayers before leavers, the winner first, then higher score, then
+    fewer points left in hand in the last round; equals share a rank.
+
+    The seat ends each sort key, so equal keys (``key[:4]``) lie side by side
+    in seat order; loops, not comprehensions, since a game's end pays for this
+    and a short game is some fifty actions.
+    """
+    last = s.results[-1] if s.results else None
+    in_hand: dict[int, int] = {}
+    if last is not None and last["round"] == s.round:
+        for h in last["hands"]:
+            in_hand[h["seat"]] = h["points"]
+    active = s.active
+    scores = s.scores
+    winner = s.winner
+    keys: list[tuple[bool, bool, int, int, int]] = []
+    for seat in range(s.seats):
+        held = in_hand.get(seat)
+        if held is None:
+            given_up = s.left_points[seat]
+            held = hand_points(s.hands[seat]) if given_up is None else given_up
+        keys.append((not active[seat], seat != winner, -scores[seat], held, seat))
+    keys.sort()
+    out: list[RankingEntry] = []
+    previous: tuple[bool | int, ...] = ()
+    rank = 0
+    for position, key in enumerate(keys, 1):  # tabletop.ranking.shared_ranks, written out
+        head = key[:4]
+        if head != previous:
+            previous = head
+            rank = position
+        seat = key[4]
+        out.append(
+            {
+                "seat": seat,
+                "rank": rank,
+                "score": scores[seat],
+                "left": key[0],
+                "points_in_hand": key[3],
+            }
+        )
+    return out
