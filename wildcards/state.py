@@ -207,10 +207,11 @@ class GameState:
 
     @property
     def ranking(self) -> list[RankingEntry]:
-        """R27's final ranking once the game is over, [] before (``ranking``).
-        Derived from the scores, the last round's hands and who left, never
-        stored: a simulation that reads none (random play, a bot's rollouts)
-        does not pay for it, about 4% of a short game."""
+        """R27's final ranking once the game is over, [] before: ``ranking(self)``,
+        derived from the scores, the last round's hands and who left (none of
+        which changes once the game is over), never stored, so that a simulation
+        that reads none (random play, a bot's rollouts) does not pay for it,
+        about 4% of a short game."""
         return ranking(self) if self.over else []
 
     @property
@@ -252,8 +253,8 @@ def ranking(s: GameState) -> list[RankingEntry]:
     fewer points left in hand in the last round; equals share a rank.
 
     The seat ends each sort key, so equal keys (``key[:4]``) lie side by side
-    in seat order; loops, not comprehensions, since a game's end pays for this
-    and a short game is some fifty actions.
+    in seat order; loops, not comprehensions, since every view of a finished
+    game and every game's end with its events computes it.
     """
     last = s.results[-1] if s.results else None
     in_hand: dict[int, int] = {}
