@@ -5,12 +5,15 @@ reads its hand off the matching table instead of asking ``card_refusal`` card by
 card, and its legal actions with ``_plays_view`` instead of ``_legal_view``; a view
 is a copy of a template with its values replaced; ``GameState.blank`` is the
 constructor without its keywords; ``ranking`` has ``shared_ranks`` written out;
-``tabletop.deal`` slices each hand off the pile. Each is checked here against the
-path it stands in for, over random games of every option.
+``tabletop.deal`` slices each hand off the pile; ``tabletop.shuffled`` runs written-out
+swaps when interpreted and its plain loop when compiled. Each is checked here against the
+path it stands in for, over random games of every option (and the shuffle against orders
+pinned here, which this file meets both in the pure run and in ``make test-compiled``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import random
 from typing import Any
@@ -21,6 +24,7 @@ import wildcards as wc
 from tabletop.deal import deal
 from tabletop.ranking import shared_ranks
 from tabletop.seats import in_game_order, next_in_game
+from tabletop.shuffle import shuffled
 from wildcards.cards import hand_points
 from wildcards.engine import advance_silently, ranking
 from wildcards.views import _hand, _legal_view, _plays_view, view
@@ -235,3 +239,12 @@ def test_the_discard_pile_shown_is_the_discard_pile(combination: dict[str, Any])
                 assert shown == [wc.CODE_OF[c] for c in state.discard]
         seat = state.current
         wc.advance(state, seat, rng.choice(wc.legal_actions(state, seat)))
+
+
+def test_every_count_shuffles_to_the_same_orders_compiled_or_interpreted() -> None:
+    # The digest of the orders the interpreted path gave for every count a deck or a
+    # reshuffled discard pile can have: the compiled build (which takes the plain loop)
+    # must land on the very same orders, or a seed would deal another game there.
+    orders = [shuffled(range(n), "pinned", n, domain=b"wildcards shuffle") for n in range(2, 121)]
+    digest = hashlib.sha256(repr(orders).encode()).hexdigest()
+    assert digest == "e3ccde45188c7325567bd635b91243eb2b4689b51d9b702cb977d389cecafd11"
