@@ -184,7 +184,7 @@ def _table(
     out["options"] = memo.options.copy()
     out["scores"] = s.scores[:]
     out["rounds"] = _rounds(s.results, seat) if s.results else []
-    out["ranking"] = s.ranking if over else []  # derived afresh at every read: the view's own
+    out["ranking"] = s.ranking  # derived afresh at every read ([] before the end): the view's own
     if over:
         out["over"] = True
     if s.winner is not None:
