@@ -54,11 +54,16 @@ def random_play(  # noqa: PLR0913 (the engine's functions and the loop's bounds)
     deadline = started + seconds
     while done < actions if actions is not None else time.perf_counter() < deadline:
         state, _ = new_game(f"{seed}:{games}")
-        while not state.over:
-            seat = state.current
-            if view is not None:
+        if view is None:  # the engine alone: nothing else in its loop
+            while not state.over:
+                seat = state.current
+                take(state, seat, choice(legal_actions(state, seat)))
+                done += 1
+        else:
+            while not state.over:
+                seat = state.current
                 view(state, seat)
-            take(state, seat, choice(legal_actions(state, seat)))
-            done += 1
+                take(state, seat, choice(legal_actions(state, seat)))
+                done += 1
         games += 1
     return Played(time.perf_counter() - started, games, done)
