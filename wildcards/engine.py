@@ -107,11 +107,13 @@ _BY_KEY: Final[dict[tuple[int, int], tuple[int, ...]]] = {
     for in_play in range(NO_COLOR, len(COLORS))
     for key in {*KEY_OF}
 }
-#: ``_MATCH[in_play + 1][top][card]``: ``_match_code`` of ``card`` on ``top``.
+#: ``_MATCH[in_play][top][card]``: ``_match_code`` of ``card`` on ``top``. No colour in
+#: play (``NO_COLOR``, -1) is the last row, so the colour in play indexes it as it is.
 _MATCH: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
-    tuple(_BY_KEY[in_play, KEY_OF[top]] for top in DECK) for in_play in range(NO_COLOR, 4)
+    tuple(_BY_KEY[in_play, KEY_OF[top]] for top in DECK)
+    for in_play in (*range(len(COLORS)), NO_COLOR)
 )
-#: ``_PLAYS_ON[in_play + 1][top][card]``: the plays of ``card`` on ``top`` that need no
+#: ``_PLAYS_ON[in_play][top][card]``: the plays of ``card`` on ``top`` that need no
 #: look at the rest of the hand (code 1 or 2: ``PLAYS[card]``), ``()`` for a card that
 #: does not match, and None for a Wild Draw 4 (code 3: legal only when the hand holds
 #: no card of the colour in play). ``legal_actions`` lists a hand with one lookup a card.
@@ -160,6 +162,8 @@ _SEEDED: Final = _Shuffler(None)
 #: colour is the play's own); with the 7-0 rule, not the 7s and 0s.
 _PLAIN: Final = tuple(KIND_OF[c] in (NUMBER, WILD) for c in DECK)
 _PLAIN_7_0: Final = tuple(_PLAIN[c] and NUMBER_OF[c] not in (0, 7) for c in DECK)
+#: A card's points left in a hand, as a function (``hand_points`` written out).
+_POINTS: Final = POINTS_OF.__getitem__
 
 
 # ----------------------------------------------------------------------------
@@ -279,7 +283,7 @@ def playable_cards(s: GameState, hand: Sequence[int]) -> list[int]:
     >>> [CODE_OF[c] for c in playable_cards(table, hand)]
     ['red-7', 'blue-3', 'blue-skip', 'wild']
     """
-    codes = _MATCH[s.color + 1][s.discard[-1]]
+    codes = _MATCH[s.color][s.discard[-1]]
     out: list[int] = []
     held_draw4: list[int] = []
     colored = False
@@ -299,7 +303,7 @@ def match_codes(s: GameState) -> tuple[int, ...]:
     """How each card may go on the table now, by card: 0 not at all, 1 by
     colour, 2 by number or action or as a plain Wild, 3 a Wild Draw 4 (only
     when the hand holds no card of the colour in play)."""
-    return _MATCH[s.color + 1][s.discard[-1]]
+    return _MATCH[s.color][s.discard[-1]]
 
 
 def _holds_color(s: GameState, hand: Iterable[int]) -> bool:
@@ -352,9 +356,10 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
         if card < 0:
             return []
         return list(_card_actions(s, seat, card, len(s.hands[seat]) == 1))
-    memo = s.legal_memo
-    if memo is not None and memo[0] == s.actions and memo[1] == seat:
-        return list(memo[2])
+    if s.legal_memo is not None:
+        memo = s.legal_memo
+        if memo[0] == s.actions and memo[1] == seat:
+            return list(memo[2])
     hand = s.hands[seat]
     pending = s.pending
     if pending is not None:
@@ -368,7 +373,7 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
     else:
         # playable_cards written out: each card's plays in one lookup, the Wild Draw 4s
         # (None) after the rest when the hand holds no card of the colour in play.
-        table = _PLAYS_ON[s.color + 1][s.discard[-1]]
+        table = _PLAYS_ON[s.color][s.discard[-1]]
         found = []
         held_draw4 = False
         for card in hand:
@@ -493,7 +498,7 @@ def _turn_refusal(s: GameState, hand: list[int], kind: str, card: int) -> str | 
     if kind == TAKE_PENALTY:
         return "no_penalty"
     if kind == PLAY:
-        m = _MATCH[s.color + 1][s.discard[-1]][card]
+        m = _MATCH[s.color][s.discard[-1]][card]
         if m == 0:
             return "no_match"
         if m == 3 and _holds_color(s, hand):  # noqa: PLR2004
@@ -636,7 +641,7 @@ def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out
         if s.passed:
             s.passed = []
         hand = s.hands[seat]
-        codes = _MATCH[s.color + 1][s.discard[-1]]
+        codes = _MATCH[s.color][s.discard[-1]]
         if s.options.draw_until_playable:
             drawn: list[int] = []
             card = NO_CARD
@@ -897,7 +902,7 @@ def _end_round(
     for i, held in enumerate(s.hands):
         if active[i]:
             cards = sorted(held)  # sorted_hand: the ids sorted are the hand sorted
-            counted = sum(map(POINTS_OF.__getitem__, cards))  # hand_points
+            counted = sum(map(_POINTS, cards))  # hand_points
             hands.append({"seat": i, "cards": cards, "points": counted})
             if i != winner:
                 points += counted

@@ -225,7 +225,7 @@ def _refusal_rows(
     )
 
 
-#: ``_REFUSALS[blocked][in_play + 1][top][card]``: why the seat to act may not play
+#: ``_REFUSALS[blocked][in_play][top][card]``: why the seat to act may not play
 #: ``card`` of its hand (None: playable), its Wild Draw 4s blocked or not: one lookup a card.
 _REFUSALS: Final = (_refusal_rows(_REASONS), _refusal_rows(_REASONS_DRAW4_BLOCKED))
 
@@ -265,7 +265,7 @@ def view(s: GameState, seat: int | None) -> SeatView:
         shown = (
             _legal_view(legal, names, False) if s.options.seven_zero else _plays_view(legal, names)
         )
-        refusals = _REFUSALS[legal[-1].card < _FIRST_DRAW4][s.color + 1][s.discard[-1]]
+        refusals = _REFUSALS[legal[-1].card < _FIRST_DRAW4][s.color][s.discard[-1]]
         faces = CODE_OF
         for c in sorted(own):  # ids are numbered in the order of R2 (cards.sorted_hand)
             reason = refusals[c]
