@@ -16,7 +16,7 @@ from typing import Any, Final
 from tabletop.play import random_play
 
 from .bots import tournament as bot_tournament
-from .engine import advance, advance_silently, legal_actions, new_game
+from .engine import advance, advance_silently, legal_actions, new_game, new_game_silently
 from .state import SINGLE_ROUND, TARGET, Options
 from .views import view
 
@@ -87,14 +87,14 @@ def bench(
     actions: int | None = None,
 ) -> dict[str, Any]:
     """Random legal play for ``seconds`` at the default options, a new game whenever
-    one ends: ``legal_actions``, a uniform choice, the move (``advance_silently``:
-    nothing reads its events; and with ``with_view`` the acting seat's view first,
-    as a client or bot gets it).
+    one ends: ``legal_actions``, a uniform choice, the move (``new_game_silently`` and
+    ``advance_silently``: nothing reads their events, as RLCard's engine keeps none;
+    and with ``with_view`` the acting seat's view first, as a client or bot gets it).
     With ``actions``, whole games until that many actions are done, whatever the
     time (instruction counts under valgrind need a fixed amount of work)."""
     options = Options(seats=players)
     elapsed, games, done = random_play(
-        lambda game_seed: new_game(options, game_seed),
+        lambda game_seed: (new_game_silently(options, game_seed), None),
         legal_actions,
         advance_silently,
         seed,

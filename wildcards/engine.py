@@ -185,6 +185,14 @@ def new_game(
     return s, events
 
 
+def new_game_silently(options: Options, seed: str) -> GameState:
+    """``new_game`` without its events, for a simulation that reads none (random
+    play): the same state, and no event built (``advance_silently``'s twin)."""
+    s = GameState.blank(options, seed)
+    _deal(s, _SEEDED, None)
+    return s
+
+
 def _deal(s: GameState, shuffler: _Shuffler, events: Events) -> None:
     """Start a round: shuffle, deal seven each one at a time (R3), turn the starter."""
     s.round += 1
@@ -363,10 +371,12 @@ def legal_actions(s: GameState, seat: int) -> list[Action]:  # noqa: C901, PLR09
     hand = s.hands[seat]
     pending = s.pending
     if pending is not None:
+        if pending == PENDING_DRAWN:  # the commonest: a drawn card to play
+            if s.options.seven_zero:
+                return list(_card_actions(s, seat, s.drawn, False))
+            return list(PLAYS[s.drawn])
         if pending == PENDING_COLOR:
             return list(CHOOSE_ACTIONS)
-        if pending == PENDING_DRAWN:
-            return list(_card_actions(s, seat, s.drawn, False))
         return _penalty_answers(s, hand)
     if s.options.seven_zero:
         found = _seven_zero_plays(s, seat, hand)

@@ -26,7 +26,7 @@ from tabletop.ranking import shared_ranks
 from tabletop.seats import in_game_order, next_in_game
 from tabletop.shuffle import shuffled
 from wildcards.cards import hand_points
-from wildcards.engine import advance_silently, ranking
+from wildcards.engine import advance_silently, new_game_silently, ranking
 from wildcards.views import _hand, _legal_view, _plays_view, view
 
 from .random_games import COMBINATIONS
@@ -57,7 +57,8 @@ def test_a_silent_move_leaves_the_state_an_evented_move_leaves(combination: dict
     for seats in (2, 4, 7):
         options = wc.Options(seats=seats, target=150, **combination)
         loud, _ = wc.new_game(options, f"silent:{seats}")
-        quiet = loud.copy()
+        quiet = new_game_silently(options, f"silent:{seats}")
+        assert quiet == loud
         for _, seat, action in _random_game(options, f"silent:{seats}"):
             wc.advance(loud, seat, action)
             advance_silently(quiet, seat, action)
