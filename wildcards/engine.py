@@ -644,7 +644,40 @@ def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out
             _last_card(s, seat, KIND_OF[card], waiting, shuffler, events)
             return
         if not (_PLAIN_7_0 if s.options.seven_zero else _PLAIN)[card]:
-            _take_effect(s, seat, card, action.target, waiting, shuffler, events)
+            # Section "The action cards", the Skips, Reverses and draw cards (a fifth of
+            # all moves) written out here; the house rules' stacking, 7 and 0 in a call.
+            # The next seats found as at the end of this function: without a call while
+            # the seat found is in the game.
+            effect = KIND_OF[card]
+            active = s.active
+            step = s.direction
+            if effect == SKIP or (effect == REVERSE and active.count(True) == TWO_PLAYERS):
+                # R8: with two players a Reverse is a Skip and the ring stays as it is.
+                victim = (seat + step) % len(active)
+                if not active[victim]:
+                    victim = _next(s, victim)
+                if events is not None:
+                    events.append({"type": "turn_lost", "seat": victim})
+                after = (victim + step) % len(active)
+                s.current = after if active[after] else _next(s, after)
+            elif effect == REVERSE:
+                s.direction = step = -step
+                if events is not None:
+                    events.append({"type": "reverse", "direction": step})
+                after = (seat + step) % len(active)
+                s.current = after if active[after] else _next(s, after)
+            elif effect in PENALTY_OF and not s.options.stacking:
+                victim = (seat + step) % len(active)
+                if not active[victim]:
+                    victim = _next(s, victim)
+                _draw_cards(s, victim, PENALTY_OF[effect], shuffler, events, "penalty")
+                if events is not None:
+                    events.append({"type": "turn_lost", "seat": victim})
+                after = (victim + step) % len(active)
+                s.current = after if active[after] else _next(s, after)
+            else:
+                _house_effect(s, seat, card, action.target, waiting, events)
+            s.turn += 1
             return
     elif kind == DRAW:
         s.window = False
@@ -763,48 +796,21 @@ def _start_turn(s: GameState, seat: int) -> None:
     s.turn += 1
 
 
-def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
-    s: GameState,
-    seat: int,
-    card: int,
-    target: int,
-    waiting: bool,
-    shuffler: _Shuffler,
-    events: Events,
+def _house_effect(  # noqa: PLR0913
+    s: GameState, seat: int, card: int, target: int, waiting: bool, events: Events
 ) -> None:
-    """The effect of a card ``seat`` just played that is not its last (section
-    "The action cards", the house rules' 7, 0 and stacking)."""
+    """The effect of a card ``seat`` just played that is not its last, under a house
+    rule: a draw card with stacking, a 7 or a 0 with the 7-0 rule. The turn passes
+    (``advance_silently`` counts it)."""
     kind = KIND_OF[card]
-    # The Skips, Reverses and Draw 2s (a fifth of all moves) have _passed_over and
-    # _start_turn written out, and players_left read without its property's call.
-    if kind == SKIP or (kind == REVERSE and s.active.count(True) == TWO_PLAYERS):
-        # R8: with two players a Reverse is a Skip and the ring stays as it is.
+    if kind in PENALTY_OF:  # stacking: the next seat answers the waiting penalty or takes it
         victim = _next(s, seat)
+        s.penalty = (s.penalty if waiting else 0) + PENALTY_OF[kind]
+        s.pending = PENDING_PENALTY
         if events is not None:
-            events.append({"type": "turn_lost", "seat": victim})
-        s.current = _next(s, victim)
-        s.turn += 1
-    elif kind == REVERSE:
-        s.direction = direction = -s.direction
-        if events is not None:
-            events.append({"type": "reverse", "direction": direction})
-        s.current = _next(s, seat)
-        s.turn += 1
-    elif kind in PENALTY_OF:
-        victim = _next(s, seat)
-        if s.options.stacking:
-            s.penalty = (s.penalty if waiting else 0) + PENALTY_OF[kind]
-            s.pending = PENDING_PENALTY
-            if events is not None:
-                events.append({"type": "penalty", "seat": victim, "count": s.penalty})
-            _start_turn(s, victim)
-        else:
-            _draw_cards(s, victim, PENALTY_OF[kind], shuffler, events, "penalty")
-            if events is not None:
-                events.append({"type": "turn_lost", "seat": victim})
-            s.current = _next(s, victim)
-            s.turn += 1
-    elif kind == NUMBER and NUMBER_OF[card] == 7:  # noqa: PLR2004 (7-0: swap with the target)
+            events.append({"type": "penalty", "seat": victim, "count": s.penalty})
+        s.current = victim
+    elif NUMBER_OF[card] == 7:  # noqa: PLR2004 (7-0: swap with the target)
         hands = s.hands
         hands[seat], hands[target] = hands[target], hands[seat]
         s.exchanges += 1
@@ -816,8 +822,8 @@ def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
                     "counts": [len(hands[seat]), len(hands[target])],
                 }
             )
-        _start_turn(s, _next(s, seat))
-    elif kind == NUMBER:  # 7-0: a 0, every hand to the next seat in the game
+        s.current = _next(s, seat)
+    else:  # 7-0: a 0, every hand to the next seat in the game
         hands = s.hands
         moved = [list[int]() for _ in hands]
         for i in range(s.seats):
@@ -833,9 +839,7 @@ def _take_effect(  # noqa: C901, PLR0912, PLR0913 (one branch per kind of card)
                     "counts": [len(h) for h in moved],
                 }
             )
-        _start_turn(s, _next(s, seat))
-    else:  # a Wild: its colour is set
-        _start_turn(s, _next(s, seat))
+        s.current = _next(s, seat)
 
 
 def _last_card(

@@ -25,7 +25,7 @@ from tabletop.deal import deal
 from tabletop.ranking import shared_ranks
 from tabletop.seats import in_game_order, next_in_game
 from tabletop.shuffle import shuffled
-from wildcards.cards import hand_points
+from wildcards.cards import DRAW2, KIND_OF, REVERSE, SKIP, WILD_DRAW4, hand_points
 from wildcards.engine import advance_silently, new_game_silently, ranking
 from wildcards.views import _hand, _legal_view, _plays_view, view
 
@@ -91,6 +91,40 @@ def _containers(value: object) -> list[object]:
     if isinstance(value, list):
         return [value, *(c for v in value for c in _containers(v))]
     return []
+
+
+@pytest.mark.parametrize("stacking", [False, True])
+def test_the_seat_after_a_skip_reverse_or_draw_card_is_the_rotations(stacking: bool) -> None:
+    # advance_silently finds the next seats without a call while they are in the game;
+    # here they are found by tabletop.seats, with seats leaving often, at 2 to 7 seats.
+    checked = 0
+    for seats in (2, 3, 4, 5, 7):
+        options = wc.Options(seats=seats, stacking=stacking)
+        for game in range(40):
+            rng = random.Random(f"rotation:{seats}:{game}")
+            state, _ = wc.new_game(options, f"rotation:{seats}:{game}")
+            while not state.over:
+                seat = state.current
+                if state.players_left > 2 and rng.random() < 0.02:  # noqa: PLR2004
+                    gone = rng.choice([s for s in range(seats) if state.active[s] and s != seat])
+                    wc.advance(state, gone, wc.Action(wc.LEAVE))
+                    continue
+                action = rng.choice(wc.legal_actions(state, seat))
+                before = state.copy()
+                wc.advance(state, seat, action)
+                kind = KIND_OF[action.card] if action.type == wc.PLAY else None
+                if kind not in (SKIP, REVERSE, DRAW2, WILD_DRAW4) or not before.hands[seat][1:]:
+                    continue
+                active, step = before.active, before.direction
+                if kind == REVERSE and before.players_left > 2:  # noqa: PLR2004
+                    assert state.current == next_in_game(active, seat, -step)
+                elif kind in (DRAW2, WILD_DRAW4) and stacking:  # the victim answers
+                    assert state.current == next_in_game(active, seat, step)
+                else:  # the next seat loses its turn
+                    victim = next_in_game(active, seat, step)
+                    assert state.current == next_in_game(active, victim, step)
+                checked += not all(active)
+    assert checked > 200  # noqa: PLR2004 (plays checked with a seat gone)
 
 
 def test_two_views_share_no_list_or_dict() -> None:
