@@ -5,7 +5,8 @@ private copy and returns it with the events the action caused; the state
 passed in is never touched. ``advance`` is the unchecked in-place path for
 code that owns its state and took the action from ``legal_actions`` or
 ``timeout_action`` (simulations, benchmarks; never a client's action), and
-``advance_silently`` the same move for a simulation that reads no events.
+``advance_silently`` (with ``new_game_silently`` for the deal) the same for a
+simulation that reads no events.
 
 Randomness is an input (R32): every shuffle draws from
 ``tabletop.shuffle.shuffled`` keyed by the game's secret seed and the
