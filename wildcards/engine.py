@@ -645,41 +645,34 @@ def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out
             _last_card(s, seat, KIND_OF[card], waiting, shuffler, events)
             return
         if not (_PLAIN_7_0 if s.options.seven_zero else _PLAIN)[card]:
-            # Section "The action cards", the Skips, Reverses and draw cards (a fifth of
-            # all moves) written out here; the house rules' stacking, 7 and 0 in a call.
-            # The next seats found as at the end of this function: without a call while
-            # the seat found is in the game.
+            # Section "The action cards": a Reverse turns the ring and a Skip or a draw card
+            # (without stacking) passes over the next seat, then the turn passes on at the
+            # end of this function, found there without a call (a fifth of all moves); the
+            # house rules' stacking, 7 and 0 in a call.
             effect = KIND_OF[card]
             active = s.active
-            step = s.direction
-            if effect == SKIP or (effect == REVERSE and active.count(True) == TWO_PLAYERS):
+            if (
+                effect == SKIP
+                or (effect in PENALTY_OF and not s.options.stacking)
                 # R8: with two players a Reverse is a Skip and the ring stays as it is.
-                victim = (seat + step) % len(active)
+                or (effect == REVERSE and active.count(True) == TWO_PLAYERS)
+            ):
+                victim = (seat + s.direction) % len(active)
                 if not active[victim]:
                     victim = _next(s, victim)
+                if effect in PENALTY_OF:
+                    _draw_cards(s, victim, PENALTY_OF[effect], shuffler, events, "penalty")
                 if events is not None:
                     events.append({"type": "turn_lost", "seat": victim})
-                after = (victim + step) % len(active)
-                s.current = after if active[after] else _next(s, after)
+                seat = victim  # the turn passes on from the seat that lost it
             elif effect == REVERSE:
-                s.direction = step = -step
+                s.direction = -s.direction
                 if events is not None:
-                    events.append({"type": "reverse", "direction": step})
-                after = (seat + step) % len(active)
-                s.current = after if active[after] else _next(s, after)
-            elif effect in PENALTY_OF and not s.options.stacking:
-                victim = (seat + step) % len(active)
-                if not active[victim]:
-                    victim = _next(s, victim)
-                _draw_cards(s, victim, PENALTY_OF[effect], shuffler, events, "penalty")
-                if events is not None:
-                    events.append({"type": "turn_lost", "seat": victim})
-                after = (victim + step) % len(active)
-                s.current = after if active[after] else _next(s, after)
+                    events.append({"type": "reverse", "direction": s.direction})
             else:
                 _house_effect(s, seat, card, action.target, waiting, events)
-            s.turn += 1
-            return
+                s.turn += 1
+                return
     elif kind == DRAW:
         s.window = False
         if s.passed:
@@ -713,8 +706,9 @@ def advance_silently(  # noqa: C901, PLR0912, PLR0915 (the hot path, written out
     else:
         _other_move(s, seat, action, shuffler, events)
         return
-    # A card without effect was played, or a drawn card kept: the next seat's turn,
-    # found here without a call while nobody has left (the two commonest moves end here).
+    # A card without effect was played (or a Skip, a Reverse or a draw card: ``seat`` is
+    # then the seat passed over), or a drawn card kept: the next seat's turn, found here
+    # without a call while that seat is in the game (the commonest moves end here).
     active = s.active
     after = (seat + s.direction) % len(active)
     s.current = after if active[after] else _next(s, after)
